@@ -1,0 +1,73 @@
+// Shared by every reverse-subsequences kernel: the canonical layout uniform, the
+// bindings, the folded dispatch index and the clamp of a lane's sequence length.
+//
+// Every buffer is bound as `array<u32>` whatever the element type: the operator only
+// moves bits, so no shader needs f16, i64 or f64 support from the adapter.
+
+// Rank of the canonical layout (1..=8): dimensions ordered from the largest output
+// stride to the smallest, size-1 dimensions dropped and contiguous runs merged.
+override RANK: u32;
+// Position of the reversed axis within the canonical layout.
+override AXIS: u32;
+// 32-bit words per sequence length: 1 for (U)INT32, 2 for (U)INT64.
+override LEN_WORDS: u32;
+// Whether sequence lengths are signed; a negative length reverses nothing.
+override LEN_SIGNED: bool;
+override WORKGROUP_SIZE: u32 = 64u;
+
+// Dimension d of a per-dimension field lives at [d / 4][d % 4]: uniform arrays
+// need 16-byte elements, so eight u32 values travel as two vec4.
+struct Params {
+    sizes: array<vec4<u32>, 2>,
+    out_strides: array<vec4<u32>, 2>,
+    in_strides: array<vec4<u32>, 2>,
+    len_strides: array<vec4<u32>, 2>,
+    // Invocations with work to do: output elements, or output words for 1- and 2-byte types.
+    count: u32,
+}
+
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read> src: array<u32>;
+@group(0) @binding(2) var<storage, read> lengths: array<u32>;
+@group(0) @binding(3) var<storage, read_write> dst: array<u32>;
+
+fn size_at(d: u32) -> u32 {
+    return params.sizes[d >> 2u][d & 3u];
+}
+
+fn out_stride_at(d: u32) -> u32 {
+    return params.out_strides[d >> 2u][d & 3u];
+}
+
+fn in_stride_at(d: u32) -> u32 {
+    return params.in_strides[d >> 2u][d & 3u];
+}
+
+fn len_stride_at(d: u32) -> u32 {
+    return params.len_strides[d >> 2u][d & 3u];
+}
+
+// More than 65,535 workgroups do not fit one dimension, so the host folds the
+// dispatch into x and y; this unfolds it.
+fn invocation_index(group: vec3<u32>, groups: vec3<u32>, local: u32) -> u32 {
+    return (group.y * groups.x + group.x) * WORKGROUP_SIZE + local;
+}
+
+// The sequence length stored at element `index` of the lengths tensor, clamped to
+// [0, n]. Both words of a 64-bit length are read: a high word that is not zero means
+// the length is past the axis (or negative, for signed lengths), never a small value.
+fn lane_length(index: u32, n: u32) -> u32 {
+    let lo = lengths[index * LEN_WORDS];
+    var hi = 0u;
+    if (LEN_WORDS == 2u) {
+        hi = lengths[index * LEN_WORDS + 1u];
+    }
+    let top = select(lo, hi, LEN_WORDS == 2u);
+    let negative = LEN_SIGNED && bitcast<i32>(top) < 0;
+    return select(select(min(lo, n), n, hi != 0u), 0u, negative);
+}
+
+// Position along the axis that output position `t` reads from.
+fn mirrored(t: u32, len: u32) -> u32 {
+    return select(t, len - 1u - t, t < len);
+}

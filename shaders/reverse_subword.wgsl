@@ -1,0 +1,66 @@
+// Elements of 1 or 2 bytes: one invocation per 32-bit word of the output span.
+// Each word has exactly one writer, so the invocation may read it, replace the
+// bytes that belong to output elements and store it back; bytes of the word that
+// no output element addresses (stride gaps, the tail past the last element) are
+// stored back unchanged.
+
+// Bytes per element: 1 or 2.
+override ELEM_BYTES: u32;
+
+// Derived from ELEM_BYTES; never set by the host.
+override ELEMS_PER_WORD: u32 = 4u / ELEM_BYTES;
+override ELEM_BITS: u32 = ELEM_BYTES * 8u;
+override ELEM_MASK: u32 = (1u << ELEM_BITS) - 1u;
+
+fn read_element(offset: u32) -> u32 {
+    let word = src[offset / ELEMS_PER_WORD];
+    return (word >> ((offset % ELEMS_PER_WORD) * ELEM_BITS)) & ELEM_MASK;
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn main(
+    @builtin(workgroup_id) group: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+    @builtin(local_invocation_index) local: u32,
+) {
+    let w = invocation_index(group, groups, local);
+    if (w >= params.count) {
+        return;
+    }
+
+    var word = dst[w];
+    for (var lane = 0u; lane < ELEMS_PER_WORD; lane++) {
+        // Which output element, if any, sits at this element offset? Canonical
+        // output strides nest (each exceeds the span of all smaller ones), so the
+        // coordinates fall out of dividing by each stride in turn; the offset is an
+        // element exactly when every coordinate is in range and nothing is left.
+        // Out-of-range coordinates are clamped so that no read leaves its tensor.
+        var rem = w * ELEMS_PER_WORD + lane;
+        var is_element = true;
+        var in_offset = 0u;
+        var len_offset = 0u;
+        var t = 0u;
+        for (var d = 0u; d < RANK; d++) {
+            let stride = out_stride_at(d);
+            let size = size_at(d);
+            let q = rem / stride;
+            rem -= q * stride;
+            is_element = is_element && q < size;
+            let i = min(q, size - 1u);
+            if (d == AXIS) {
+                t = i;
+            } else {
+                in_offset += i * in_stride_at(d);
+                len_offset += i * len_stride_at(d);
+            }
+        }
+        is_element = is_element && rem == 0u;
+
+        let s = mirrored(t, lane_length(len_offset, size_at(AXIS)));
+        let value = read_element(in_offset + s * in_stride_at(AXIS));
+        let shift = lane * ELEM_BITS;
+        let merged = (word & ~(ELEM_MASK << shift)) | (value << shift);
+        word = select(word, merged, is_element);
+    }
+    dst[w] = word;
+}

@@ -1,0 +1,264 @@
+//! The one error type: every variant names the field, the rule and the values.
+
+use crate::DataType;
+
+/// Which of the operator's three tensors an error is about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TensorRole {
+    /// `InputTensor`.
+    Input,
+    /// `SequenceLengthsTensor`.
+    SequenceLengths,
+    /// `OutputTensor`.
+    Output,
+}
+
+impl std::fmt::Display for TensorRole {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            TensorRole::Input => "input",
+            TensorRole::SequenceLengths => "sequence_lengths",
+            TensorRole::Output => "output",
+        })
+    }
+}
+
+/// What went wrong; the library returns one of these rather than panicking.
+#[non_exhaustive]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Error {
+    /// A tensor's rank is outside 1..=8.
+    #[error("{tensor}: rank {rank} is outside 1..=8")]
+    RankOutOfRange {
+        /// The tensor.
+        tensor: TensorRole,
+        /// Its rank.
+        rank: usize,
+    },
+    /// The sequence-lengths or output rank differs from the input's.
+    #[error("{tensor}: rank {actual} must equal the input's rank {expected}")]
+    RankMismatch {
+        /// The tensor.
+        tensor: TensorRole,
+        /// The input's rank.
+        expected: usize,
+        /// This tensor's rank.
+        actual: usize,
+    },
+    /// `axis` is not less than the rank.
+    #[error("axis {axis} must be less than the rank {rank}")]
+    AxisOutOfRange {
+        /// The axis given.
+        axis: u32,
+        /// The tensors' rank.
+        rank: usize,
+    },
+    /// A tensor has strides, but not one per dimension.
+    #[error("{tensor}: {actual} strides given for a rank-{expected} tensor")]
+    StrideCountMismatch {
+        /// The tensor.
+        tensor: TensorRole,
+        /// Its rank.
+        expected: usize,
+        /// How many strides it has.
+        actual: usize,
+    },
+    /// The output's data type differs from the input's.
+    #[error("output: data type {actual:?} must equal the input's data type {expected:?}")]
+    DataTypeMismatch {
+        /// The input's data type.
+        expected: DataType,
+        /// The output's data type.
+        actual: DataType,
+    },
+    /// The sequence lengths are not UINT32, UINT64, INT32 or INT64.
+    #[error("sequence_lengths: data type {data_type:?} must be Uint32, Uint64, Int32 or Int64")]
+    UnsupportedLengthType {
+        /// The sequence lengths' data type.
+        data_type: DataType,
+    },
+    /// A size differs from the input's size of the same dimension.
+    #[error("{tensor}: size {actual} of dimension {dim} must equal the input's size {expected}")]
+    SizeMismatch {
+        /// The tensor.
+        tensor: TensorRole,
+        /// The dimension.
+        dim: usize,
+        /// The input's size there.
+        expected: u32,
+        /// This tensor's size there.
+        actual: u32,
+    },
+    /// The sequence lengths' size on the axis is not 1.
+    #[error("sequence_lengths: size {size} of the axis dimension {axis} must be 1")]
+    LengthsAxisSize {
+        /// The axis.
+        axis: u32,
+        /// The sequence lengths' size on it.
+        size: u32,
+    },
+    /// Output strides that could place two output elements at one address: ordered
+    /// by stride, each dimension of size > 1 must step past everything the
+    /// dimensions with smaller strides reach.
+    #[error(
+        "output: dimension {dim} (size {size}, stride {stride}) must have a stride of at least \
+         {required}, one past the span of the dimensions with smaller strides, so that no two \
+         output elements share memory"
+    )]
+    OverlappingOutput {
+        /// The dimension.
+        dim: usize,
+        /// Its size.
+        size: u32,
+        /// Its stride.
+        stride: u32,
+        /// The smallest stride that would not overlap.
+        required: u64,
+    },
+    /// A tensor needs more bytes than one storage binding may hold.
+    #[error(
+        "{tensor}: needs {bytes} bytes, more than the {limit}-byte limit of one storage binding"
+    )]
+    TensorTooLarge {
+        /// The tensor.
+        tensor: TensorRole,
+        /// The bytes it needs.
+        bytes: u64,
+        /// The limit.
+        limit: u64,
+    },
+    /// A host slice is shorter than its tensor's minimum size.
+    #[error("{tensor}: host slice holds {actual} bytes, the tensor needs {required}")]
+    HostSliceTooSmall {
+        /// The tensor.
+        tensor: TensorRole,
+        /// Its minimum size in bytes.
+        required: u64,
+        /// The slice's length in bytes.
+        actual: u64,
+    },
+    /// A typed slice holds a different number of elements than the sizes describe.
+    #[error("{tensor}: {actual} elements given, the sizes describe {expected}")]
+    ElementCountMismatch {
+        /// The tensor.
+        tensor: TensorRole,
+        /// Elements the sizes describe.
+        expected: u64,
+        /// Elements given.
+        actual: u64,
+    },
+    /// A size does not fit the `u32` a DirectML size is.
+    #[error("{tensor}: size {size} of dimension {dim} exceeds u32::MAX")]
+    DimensionTooLarge {
+        /// The tensor.
+        tensor: TensorRole,
+        /// The dimension.
+        dim: usize,
+        /// Its size.
+        size: u64,
+    },
+    /// A binding's offset breaks the adapter's storage offset alignment.
+    #[error("{tensor}: binding offset {offset} must be a multiple of {alignment}")]
+    BindingMisaligned {
+        /// The tensor.
+        tensor: TensorRole,
+        /// The offset.
+        offset: u64,
+        /// `min_storage_buffer_offset_alignment`.
+        alignment: u64,
+    },
+    /// A binding holds fewer bytes than the tensor needs, rounded up to 4.
+    #[error("{tensor}: binding holds {actual} bytes, the tensor needs {required} (its size rounded up to 4)")]
+    BindingTooSmall {
+        /// The tensor.
+        tensor: TensorRole,
+        /// Bytes needed.
+        required: u64,
+        /// Bytes the binding holds.
+        actual: u64,
+    },
+    /// A bound buffer was not created with `BufferUsages::STORAGE`.
+    #[error("{tensor}: buffer usage {usage:?} must include STORAGE")]
+    BindingUsage {
+        /// The tensor.
+        tensor: TensorRole,
+        /// The buffer's usage.
+        usage: wgpu::BufferUsages,
+    },
+    /// The output buffer is also bound as an input; the operator cannot run in place.
+    #[error(
+        "output: buffer must differ from the {tensor} buffer; the operator cannot run in place"
+    )]
+    OutputAliases {
+        /// The input it aliases.
+        tensor: TensorRole,
+    },
+    /// ONNX ReverseSequence: the input rank is below 2.
+    #[error("reverse_sequence: input rank {rank} must be at least 2")]
+    OnnxRank {
+        /// The rank.
+        rank: usize,
+    },
+    /// ONNX ReverseSequence: the axes are not 0 and 1 in some order.
+    #[error("reverse_sequence: batch_axis {batch_axis} and time_axis {time_axis} must be 0 and 1 in some order")]
+    OnnxAxes {
+        /// `batch_axis`.
+        batch_axis: usize,
+        /// `time_axis`.
+        time_axis: usize,
+    },
+    /// ONNX ReverseSequence: `sequence_lens` does not hold one value per batch entry.
+    #[error(
+        "reverse_sequence: sequence_lens holds {actual} values, shape[batch_axis] is {expected}"
+    )]
+    OnnxBatchSize {
+        /// `shape[batch_axis]`.
+        expected: usize,
+        /// `sequence_lens.len()`.
+        actual: usize,
+    },
+    /// ONNX ReverseSequence: a sequence length outside `[0, shape[time_axis]]`.
+    #[error("reverse_sequence: sequence_lens[{index}] = {value} must be in [0, {max}] (shape[time_axis])")]
+    OnnxSequenceLength {
+        /// Its index.
+        index: usize,
+        /// Its value.
+        value: i64,
+        /// `shape[time_axis]`.
+        max: usize,
+    },
+    /// No adapter could be found.
+    #[error(
+        "no GPU adapter found ({reason}); on Debian or Ubuntu install Mesa's software Vulkan \
+         driver with `apt-get install mesa-vulkan-drivers`, or pick another backend with \
+         WGPU_BACKEND"
+    )]
+    NoAdapter {
+        /// wgpu's reason.
+        reason: String,
+    },
+    /// `WGPU_ADAPTER_NAME` names no adapter.
+    #[error("WGPU_ADAPTER_NAME={name:?} matches none of the adapters {available:?}")]
+    AdapterNotFound {
+        /// The name asked for.
+        name: String,
+        /// The adapters there are.
+        available: Vec<String>,
+    },
+    /// The adapter refused a device.
+    #[error("requesting a device from {adapter} failed: {message}")]
+    RequestDevice {
+        /// The adapter's name.
+        adapter: String,
+        /// wgpu's message.
+        message: String,
+    },
+    /// wgpu reported an error (validation, out of memory, lost device).
+    #[error("wgpu reported an error while {context}: {message}")]
+    Wgpu {
+        /// What the library was doing.
+        context: &'static str,
+        /// wgpu's message.
+        message: String,
+    },
+}

@@ -1,0 +1,264 @@
+//! The device handle: adapter selection, the shared bind group layout and the
+//! pipeline cache, and the typed entry points.
+
+use std::sync::Arc;
+
+use crate::compiled::CompiledReverse;
+use crate::dtype::{Element, SequenceLength};
+use crate::pipeline::PipelineCache;
+use crate::scope::capture;
+use crate::{onnx, Error, ReverseSubsequences, TensorRole};
+
+/// A wgpu device and queue with this crate's layouts and pipeline cache.
+/// Cheap to clone; clones share the cache.
+#[derive(Clone)]
+pub struct Gpu {
+    pub(crate) inner: Arc<Inner>,
+}
+
+pub(crate) struct Inner {
+    pub(crate) device: wgpu::Device,
+    pub(crate) queue: wgpu::Queue,
+    pub(crate) bind_group_layout: wgpu::BindGroupLayout,
+    pipeline_layout: wgpu::PipelineLayout,
+    cache: PipelineCache,
+}
+
+impl std::fmt::Debug for Gpu {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Gpu")
+            .field("adapter", &self.adapter_info().name)
+            .field("cached_pipelines", &self.cached_pipelines())
+            .finish()
+    }
+}
+
+impl Gpu {
+    /// Opens the default adapter, blocking until it is ready.
+    ///
+    /// Honours `WGPU_BACKEND` (e.g. `vulkan`, `gl`), `WGPU_ADAPTER_NAME` (a
+    /// case-insensitive substring of the adapter's name) and
+    /// `WGPU_POWER_PREF`. The device gets the adapter's own limits, so large
+    /// tensors work wherever the hardware allows them.
+    pub fn new() -> Result<Gpu, Error> {
+        pollster::block_on(Self::new_async())
+    }
+
+    /// [`Gpu::new`] without blocking.
+    pub async fn new_async() -> Result<Gpu, Error> {
+        let instance =
+            wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+        let adapter = match std::env::var("WGPU_ADAPTER_NAME") {
+            Ok(name) => {
+                let adapters = instance.enumerate_adapters(wgpu::Backends::all()).await;
+                let wanted = name.to_lowercase();
+                let names: Vec<String> = adapters.iter().map(|a| a.get_info().name).collect();
+                match names
+                    .iter()
+                    .position(|n| n.to_lowercase().contains(&wanted))
+                {
+                    Some(i) => adapters.into_iter().nth(i).expect("index from position"),
+                    None => {
+                        return Err(Error::AdapterNotFound {
+                            name,
+                            available: names,
+                        })
+                    }
+                }
+            }
+            Err(_) => instance
+                .request_adapter(&wgpu::RequestAdapterOptions {
+                    power_preference: wgpu::PowerPreference::from_env().unwrap_or_default(),
+                    ..Default::default()
+                })
+                .await
+                .map_err(|e| Error::NoAdapter {
+                    reason: e.to_string(),
+                })?,
+        };
+        let (device, queue) = adapter
+            .request_device(&wgpu::DeviceDescriptor {
+                label: Some("revseq"),
+                required_features: wgpu::Features::empty(),
+                required_limits: adapter.limits(),
+                ..Default::default()
+            })
+            .await
+            .map_err(|e| Error::RequestDevice {
+                adapter: adapter.get_info().name,
+                message: e.to_string(),
+            })?;
+        Ok(Gpu::from_wgpu(device, queue))
+    }
+
+    /// Wraps a device the caller owns. The kernels need no optional feature and
+    /// only the default limits; larger limits allow larger tensors.
+    pub fn from_wgpu(device: wgpu::Device, queue: wgpu::Queue) -> Gpu {
+        let storage = |binding, read_only| wgpu::BindGroupLayoutEntry {
+            binding,
+            visibility: wgpu::ShaderStages::COMPUTE,
+            ty: wgpu::BindingType::Buffer {
+                ty: wgpu::BufferBindingType::Storage { read_only },
+                has_dynamic_offset: false,
+                min_binding_size: wgpu::BufferSize::new(4),
+            },
+            count: None,
+        };
+        let bind_group_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("revseq::bind_group_layout"),
+            entries: &[
+                wgpu::BindGroupLayoutEntry {
+                    binding: 0,
+                    visibility: wgpu::ShaderStages::COMPUTE,
+                    ty: wgpu::BindingType::Buffer {
+                        ty: wgpu::BufferBindingType::Uniform,
+                        has_dynamic_offset: false,
+                        min_binding_size: wgpu::BufferSize::new(crate::compiled::PARAMS_SIZE),
+                    },
+                    count: None,
+                },
+                storage(1, true),
+                storage(2, true),
+                storage(3, false),
+            ],
+        });
+        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("revseq::pipeline_layout"),
+            bind_group_layouts: &[Some(&bind_group_layout)],
+            immediate_size: 0,
+        });
+        Gpu {
+            inner: Arc::new(Inner {
+                device,
+                queue,
+                bind_group_layout,
+                pipeline_layout,
+                cache: PipelineCache::default(),
+            }),
+        }
+    }
+
+    /// The device.
+    pub fn device(&self) -> &wgpu::Device {
+        &self.inner.device
+    }
+
+    /// The queue.
+    pub fn queue(&self) -> &wgpu::Queue {
+        &self.inner.queue
+    }
+
+    /// The adapter the device came from.
+    pub fn adapter_info(&self) -> wgpu::AdapterInfo {
+        self.inner.device.adapter_info()
+    }
+
+    /// Pipelines built so far; a compile of a key already built adds none.
+    pub fn cached_pipelines(&self) -> usize {
+        self.inner.cache.len()
+    }
+
+    /// Validates `desc` against the operator's rules and this device's limits, and
+    /// prepares it to run: the pipeline (from the cache) and the layout uniform.
+    pub fn compile(&self, desc: &ReverseSubsequences) -> Result<CompiledReverse, Error> {
+        CompiledReverse::new(self, desc)
+    }
+
+    pub(crate) fn pipeline(
+        &self,
+        key: crate::shaders::PipelineKey,
+    ) -> Result<wgpu::ComputePipeline, Error> {
+        self.inner
+            .cache
+            .get_or_build(&self.inner.device, &self.inner.pipeline_layout, key)
+    }
+
+    pub(crate) fn capture<R>(
+        &self,
+        context: &'static str,
+        f: impl FnOnce() -> R,
+    ) -> Result<R, Error> {
+        capture(&self.inner.device, context, f)
+    }
+
+    /// Reverses subsequences of a packed tensor. `sequence_lengths` holds one
+    /// length per lane: the tensor of `sizes` with a 1 on `axis`, row-major.
+    pub fn reverse_subsequences<T: Element, L: SequenceLength>(
+        &self,
+        input: &[T],
+        sizes: &[u32],
+        sequence_lengths: &[L],
+        axis: u32,
+    ) -> Result<Vec<T>, Error> {
+        let desc = ReverseSubsequences::packed(T::DATA_TYPE, L::DATA_TYPE, sizes, axis);
+        desc.validate()?;
+        desc.check_element_counts(input.len(), sequence_lengths.len())?;
+        self.run_typed(&desc, input, &L::to_bytes(sequence_lengths))
+    }
+
+    /// ONNX `ReverseSequence` (opset 10): for each index `b` along `batch_axis`,
+    /// reverse the first `sequence_lens[b]` elements along `time_axis`. Validates
+    /// as ONNX Runtime's CPU kernel does.
+    pub fn reverse_sequence<T: Element>(
+        &self,
+        input: &[T],
+        shape: &[usize],
+        sequence_lens: &[i64],
+        batch_axis: usize,
+        time_axis: usize,
+    ) -> Result<Vec<T>, Error> {
+        onnx::validate(shape, input.len(), sequence_lens, batch_axis, time_axis)?;
+        let desc = onnx::descriptor(T::DATA_TYPE, shape, batch_axis, time_axis)?;
+        self.run_typed(&desc, input, bytemuck::cast_slice(sequence_lens))
+    }
+
+    fn run_typed<T: Element>(
+        &self,
+        desc: &ReverseSubsequences,
+        input: &[T],
+        sequence_lengths: &[u8],
+    ) -> Result<Vec<T>, Error> {
+        let compiled = self.compile(desc)?;
+        let mut output = vec![0u8; desc.output.min_size_in_bytes() as usize];
+        compiled.run(&T::to_bytes(input), sequence_lengths, &mut output)?;
+        Ok(T::from_bytes(&output))
+    }
+}
+
+impl ReverseSubsequences {
+    /// The operator on packed tensors of `sizes`, lengths of type `length_type`.
+    pub(crate) fn packed(
+        data_type: crate::DataType,
+        length_type: crate::DataType,
+        sizes: &[u32],
+        axis: u32,
+    ) -> ReverseSubsequences {
+        let mut length_sizes = sizes.to_vec();
+        if let Some(size) = length_sizes.get_mut(axis as usize) {
+            *size = 1;
+        }
+        ReverseSubsequences::new(
+            crate::TensorDesc::new(data_type, sizes),
+            crate::TensorDesc::new(length_type, &length_sizes),
+            crate::TensorDesc::new(data_type, sizes),
+            axis,
+        )
+    }
+
+    /// For typed slices of a packed descriptor: one value per element.
+    pub(crate) fn check_element_counts(&self, input: usize, lengths: usize) -> Result<(), Error> {
+        for (tensor, desc, actual) in [
+            (TensorRole::Input, &self.input, input),
+            (TensorRole::SequenceLengths, &self.sequence_lengths, lengths),
+        ] {
+            if desc.element_count() != actual as u64 {
+                return Err(Error::ElementCountMismatch {
+                    tensor,
+                    expected: desc.element_count(),
+                    actual: actual as u64,
+                });
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,43 @@
+//! Reverse subsequences on any wgpu adapter: DirectML's `DML_REVERSE_SUBSEQUENCES`
+//! and ONNX's `ReverseSequence`, bit-exact for every data type.
+//!
+//! For every lane along `axis`, the first `L` elements are reversed and the rest
+//! copied; `L` is the lane's sequence length clamped to `[0, size of axis]`, so 0 and 1
+//! change nothing and a length past the axis reverses the whole lane. Signed lengths
+//! below 0 count as 0.
+//!
+//! ```
+//! # fn main() -> Result<(), revseq::Error> {
+//! let gpu = revseq::Gpu::new()?;
+//! // DirectML's first example: reverse along the last axis, one length per row.
+//! let input: Vec<f32> = (1..=12).map(|v| v as f32).collect();
+//! let output = gpu.reverse_subsequences(&input, &[1, 1, 3, 4], &[2u32, 4, 3], 3)?;
+//! assert_eq!(output, [2., 1., 3., 4., 8., 7., 6., 5., 11., 10., 9., 12.]);
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! For GPU-resident tensors, [`Gpu::compile`] a [`ReverseSubsequences`] once and
+//! [`CompiledReverse::record`] it into your own `CommandEncoder` as often as needed.
+
+#![warn(missing_docs)]
+
+mod compiled;
+mod dtype;
+mod error;
+mod gpu;
+mod layout;
+mod onnx;
+mod operator;
+mod pipeline;
+pub mod reference;
+mod scope;
+pub mod shaders;
+mod tensor;
+
+pub use compiled::CompiledReverse;
+pub use dtype::{DataType, Element, SequenceLength};
+pub use error::{Error, TensorRole};
+pub use gpu::Gpu;
+pub use operator::{ReverseSubsequences, MAX_RANK, MAX_TENSOR_BYTES};
+pub use tensor::TensorDesc;

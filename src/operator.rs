@@ -1,0 +1,167 @@
+//! The operator description and its device-independent validation.
+
+use crate::{Error, TensorDesc, TensorRole};
+
+/// Highest rank DirectML accepts, and the most dimensions the kernels carry.
+pub const MAX_RANK: usize = 8;
+
+/// Largest tensor, in bytes, that the kernels address: every offset they compute
+/// is a `u32` count of bytes or elements. Adapters may lower it further.
+pub const MAX_TENSOR_BYTES: u64 = u32::MAX as u64 & !3;
+
+/// `DML_REVERSE_SUBSEQUENCES_OPERATOR_DESC`: for every lane along `axis`, reverse the
+/// first `L` elements, `L` being the lane's sequence length clamped to `[0, size]`, and
+/// copy the rest.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ReverseSubsequences {
+    /// `InputTensor`.
+    pub input: TensorDesc,
+    /// `SequenceLengthsTensor`: the input's sizes with a 1 on `axis`.
+    pub sequence_lengths: TensorDesc,
+    /// `OutputTensor`: the input's sizes and data type.
+    pub output: TensorDesc,
+    /// `Axis`: the dimension reversed along.
+    pub axis: u32,
+}
+
+impl ReverseSubsequences {
+    /// Describes the operator; [`validate`](Self::validate) checks it.
+    pub fn new(
+        input: TensorDesc,
+        sequence_lengths: TensorDesc,
+        output: TensorDesc,
+        axis: u32,
+    ) -> ReverseSubsequences {
+        ReverseSubsequences {
+            input,
+            sequence_lengths,
+            output,
+            axis,
+        }
+    }
+
+    /// The three tensors with their roles.
+    pub(crate) fn tensors(&self) -> [(TensorRole, &TensorDesc); 3] {
+        [
+            (TensorRole::Input, &self.input),
+            (TensorRole::SequenceLengths, &self.sequence_lengths),
+            (TensorRole::Output, &self.output),
+        ]
+    }
+
+    /// Checks every rule DirectML states for this operator, plus the ones that keep
+    /// the output well defined: no two output elements may share memory, and no
+    /// tensor may exceed [`MAX_TENSOR_BYTES`].
+    pub fn validate(&self) -> Result<(), Error> {
+        let rank = self.input.rank();
+        if !(1..=MAX_RANK).contains(&rank) {
+            return Err(Error::RankOutOfRange {
+                tensor: TensorRole::Input,
+                rank,
+            });
+        }
+        for (tensor, desc) in self.tensors() {
+            if desc.rank() != rank {
+                return Err(Error::RankMismatch {
+                    tensor,
+                    expected: rank,
+                    actual: desc.rank(),
+                });
+            }
+            if let Some(strides) = desc.strides() {
+                if strides.len() != rank {
+                    return Err(Error::StrideCountMismatch {
+                        tensor,
+                        expected: rank,
+                        actual: strides.len(),
+                    });
+                }
+            }
+        }
+        if self.axis as usize >= rank {
+            return Err(Error::AxisOutOfRange {
+                axis: self.axis,
+                rank,
+            });
+        }
+        if self.output.data_type() != self.input.data_type() {
+            return Err(Error::DataTypeMismatch {
+                expected: self.input.data_type(),
+                actual: self.output.data_type(),
+            });
+        }
+        let length_type = self.sequence_lengths.data_type();
+        if !length_type.is_length_type() {
+            return Err(Error::UnsupportedLengthType {
+                data_type: length_type,
+            });
+        }
+        let axis = self.axis as usize;
+        for (dim, &expected) in self.input.sizes().iter().enumerate() {
+            let actual = self.output.sizes()[dim];
+            if actual != expected {
+                return Err(Error::SizeMismatch {
+                    tensor: TensorRole::Output,
+                    dim,
+                    expected,
+                    actual,
+                });
+            }
+            let actual = self.sequence_lengths.sizes()[dim];
+            if dim == axis && actual != 1 {
+                return Err(Error::LengthsAxisSize {
+                    axis: self.axis,
+                    size: actual,
+                });
+            }
+            if dim != axis && actual != expected {
+                return Err(Error::SizeMismatch {
+                    tensor: TensorRole::SequenceLengths,
+                    dim,
+                    expected,
+                    actual,
+                });
+            }
+        }
+        for (tensor, desc) in self.tensors() {
+            let bytes = desc.min_size_in_bytes();
+            if bytes > MAX_TENSOR_BYTES {
+                return Err(Error::TensorTooLarge {
+                    tensor,
+                    bytes,
+                    limit: MAX_TENSOR_BYTES,
+                });
+            }
+        }
+        check_output_nests(&self.output)
+    }
+}
+
+/// Output strides must nest: taken from the smallest stride up, each dimension of
+/// size > 1 steps past the furthest offset the smaller ones reach. That is what
+/// rules out two elements at one address, and what lets a kernel recover an
+/// element's coordinates from its offset alone.
+fn check_output_nests(output: &TensorDesc) -> Result<(), Error> {
+    if output.element_count() == 0 {
+        return Ok(());
+    }
+    let strides = output.effective_strides();
+    let mut dims: Vec<usize> = (0..output.rank())
+        .filter(|&d| output.sizes()[d] > 1)
+        .collect();
+    dims.sort_by_key(|&d| strides[d]);
+    let mut reach = 0u64; // furthest offset reached by the dimensions seen so far
+    for d in dims {
+        let size = output.sizes()[d];
+        if strides[d] <= reach {
+            return Err(Error::OverlappingOutput {
+                dim: d,
+                size,
+                stride: strides[d] as u32,
+                required: reach + 1,
+            });
+        }
+        reach += u64::from(size - 1) * strides[d];
+    }
+    Ok(())
+}

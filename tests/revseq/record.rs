@@ -1,0 +1,226 @@
+//! Recording into the caller's encoder: bindings at offsets inside larger buffers,
+//! canaries around the output that must survive, and binding errors.
+
+use revseq::{reference, DataType, Error, ReverseSubsequences, TensorDesc, TensorRole};
+use wgpu::util::DeviceExt;
+
+use crate::support::{gpu, Rng};
+
+const CANARY: u8 = 0xC3;
+
+fn storage(contents: &[u8], usage: wgpu::BufferUsages) -> wgpu::Buffer {
+    gpu()
+        .device()
+        .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("test"),
+            contents,
+            usage: wgpu::BufferUsages::STORAGE | usage,
+        })
+}
+
+fn read_back(buffer: &wgpu::Buffer) -> Vec<u8> {
+    let device = gpu().device();
+    let staging = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("test readback"),
+        size: buffer.size(),
+        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    let mut encoder = device.create_command_encoder(&Default::default());
+    encoder.copy_buffer_to_buffer(buffer, 0, &staging, 0, buffer.size());
+    gpu().queue().submit([encoder.finish()]);
+    staging.map_async(wgpu::MapMode::Read, .., |r| r.unwrap());
+    device.poll(wgpu::PollType::wait_indefinitely()).unwrap();
+    let view = staging.get_mapped_range(..).unwrap();
+    view.to_vec()
+}
+
+/// Places each tensor at `offset` inside a buffer with room on both sides, runs
+/// the operator through `record`, and checks the whole output buffer: the tensor's
+/// bytes against the reference, every other byte still the canary.
+fn run_at_offset(desc: &ReverseSubsequences, seed: u64) {
+    let offset = u64::from(gpu().device().limits().min_storage_buffer_offset_alignment).max(256);
+    let mut rng = Rng::new(seed);
+    let compiled = gpu().compile(desc).unwrap();
+    let in_bytes = rng.bytes(desc.input.min_size_in_bytes() as usize);
+    let len_bytes: Vec<u8> = (0..desc.sequence_lengths.min_size_in_bytes() / 4)
+        .flat_map(|_| (rng.below(9) as u32).to_le_bytes())
+        .collect();
+    let padded = |bytes: &[u8]| {
+        let mut all = vec![CANARY; offset as usize];
+        all.extend_from_slice(bytes);
+        all.resize(all.len().next_multiple_of(4) + 64, CANARY);
+        all
+    };
+    let input = storage(&padded(&in_bytes), wgpu::BufferUsages::empty());
+    let lengths = storage(&padded(&len_bytes), wgpu::BufferUsages::empty());
+    let out_len = desc.output.min_size_in_bytes() as usize;
+    let out_initial = padded(&vec![CANARY; out_len]);
+    let output = storage(&out_initial, wgpu::BufferUsages::COPY_SRC);
+    let binding = |buffer, tensor| wgpu::BufferBinding {
+        buffer,
+        offset,
+        size: wgpu::BufferSize::new(compiled.binding_size(tensor)),
+    };
+
+    let mut encoder = gpu().device().create_command_encoder(&Default::default());
+    compiled
+        .record(
+            &mut encoder,
+            binding(&input, TensorRole::Input),
+            binding(&lengths, TensorRole::SequenceLengths),
+            binding(&output, TensorRole::Output),
+        )
+        .unwrap();
+    gpu().queue().submit([encoder.finish()]);
+    let actual = read_back(&output);
+
+    let mut expected = out_initial.clone();
+    let window = offset as usize..offset as usize + out_len;
+    reference::reverse_subsequences_bytes(desc, &in_bytes, &len_bytes, &mut expected[window])
+        .unwrap();
+    assert_eq!(actual.len(), expected.len());
+    if let Some(at) = actual.iter().zip(&expected).position(|(a, e)| a != e) {
+        panic!(
+            "output buffer byte {at} (tensor starts at {offset}, {out_len} bytes): gpu {:#04x}, expected {:#04x}, {desc:?}",
+            actual[at], expected[at]
+        );
+    }
+}
+
+#[test]
+fn bindings_at_offsets_leave_the_rest_of_the_buffer_alone() {
+    for (seed, data_type) in DataType::ALL.into_iter().enumerate() {
+        // 3 × 5 elements: for 1-byte types the last output word is partly past the tensor.
+        let desc = ReverseSubsequences::new(
+            TensorDesc::new(data_type, &[3, 5]),
+            TensorDesc::new(DataType::Uint32, &[3, 1]),
+            TensorDesc::new(data_type, &[3, 5]),
+            1,
+        );
+        run_at_offset(&desc, seed as u64);
+        // Gapped output: odd strides leave single bytes between 1-byte elements.
+        let desc = ReverseSubsequences::new(
+            TensorDesc::new(data_type, &[3, 5]),
+            TensorDesc::new(DataType::Uint32, &[1, 5]),
+            TensorDesc::new(data_type, &[3, 5]).with_strides(&[1, 5]),
+            0,
+        );
+        run_at_offset(&desc, seed as u64 + 100);
+    }
+}
+
+fn small() -> ReverseSubsequences {
+    ReverseSubsequences::new(
+        TensorDesc::new(DataType::Uint8, &[2, 3]),
+        TensorDesc::new(DataType::Uint32, &[2, 1]),
+        TensorDesc::new(DataType::Uint8, &[2, 3]),
+        1,
+    )
+}
+
+fn record_with(
+    input: &wgpu::Buffer,
+    input_offset: u64,
+    lengths: &wgpu::Buffer,
+    output: &wgpu::Buffer,
+) -> Result<(), Error> {
+    let compiled = gpu().compile(&small())?;
+    let mut encoder = gpu().device().create_command_encoder(&Default::default());
+    let result = compiled.record(
+        &mut encoder,
+        wgpu::BufferBinding {
+            buffer: input,
+            offset: input_offset,
+            size: None,
+        },
+        lengths.as_entire_buffer_binding(),
+        output.as_entire_buffer_binding(),
+    );
+    if result.is_ok() {
+        gpu().queue().submit([encoder.finish()]);
+    }
+    result
+}
+
+#[test]
+fn binding_without_storage_usage_is_an_error() {
+    let plain = gpu()
+        .device()
+        .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: None,
+            contents: &[0; 8],
+            usage: wgpu::BufferUsages::COPY_SRC,
+        });
+    let lengths = storage(&[0; 8], wgpu::BufferUsages::empty());
+    let output = storage(&[0; 8], wgpu::BufferUsages::empty());
+    let err = record_with(&plain, 0, &lengths, &output).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::BindingUsage {
+                tensor: TensorRole::Input,
+                ..
+            }
+        ),
+        "{err}"
+    );
+}
+
+#[test]
+fn misaligned_binding_offset_is_an_error() {
+    let input = storage(&[0; 512], wgpu::BufferUsages::empty());
+    let lengths = storage(&[0; 8], wgpu::BufferUsages::empty());
+    let output = storage(&[0; 8], wgpu::BufferUsages::empty());
+    let err = record_with(&input, 4, &lengths, &output).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::BindingMisaligned {
+                tensor: TensorRole::Input,
+                offset: 4,
+                ..
+            }
+        ),
+        "{err}"
+    );
+}
+
+#[test]
+fn binding_smaller_than_the_tensor_is_an_error() {
+    let input = storage(&[0; 8], wgpu::BufferUsages::empty());
+    let lengths = storage(&[0; 4], wgpu::BufferUsages::empty());
+    let output = storage(&[0; 8], wgpu::BufferUsages::empty());
+    let err = record_with(&input, 0, &lengths, &output).unwrap_err();
+    assert_eq!(
+        err,
+        Error::BindingTooSmall {
+            tensor: TensorRole::SequenceLengths,
+            required: 8,
+            actual: 4
+        }
+    );
+}
+
+#[test]
+fn output_aliasing_an_input_is_an_error() {
+    let shared = storage(&[0; 8], wgpu::BufferUsages::empty());
+    let lengths = storage(&[0; 8], wgpu::BufferUsages::empty());
+    let err = record_with(&shared, 0, &lengths, &shared).unwrap_err();
+    assert_eq!(
+        err,
+        Error::OutputAliases {
+            tensor: TensorRole::Input
+        }
+    );
+}
+
+#[test]
+fn wgpu_validation_errors_come_back_as_err() {
+    let input = storage(&[0; 8], wgpu::BufferUsages::empty());
+    let lengths = storage(&[0; 8], wgpu::BufferUsages::empty());
+    let output = storage(&[0; 8], wgpu::BufferUsages::empty());
+    input.destroy();
+    let err = record_with(&input, 0, &lengths, &output).unwrap_err();
+    assert!(matches!(err, Error::Wgpu { .. }), "{err}");
+}

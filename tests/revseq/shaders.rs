@@ -1,0 +1,54 @@
+//! naga parses and validates every kernel in every specialisation the pipeline
+//! cache can build, and writes SPIR-V for it. Needs no adapter.
+
+use revseq::shaders::{Kernel, PipelineKey};
+
+fn validator() -> naga::valid::Validator {
+    naga::valid::Validator::new(
+        naga::valid::ValidationFlags::all(),
+        naga::valid::Capabilities::empty(),
+    )
+}
+
+#[test]
+fn every_specialisation_parses_validates_and_translates() {
+    let mut checked = 0;
+    for kernel in Kernel::ALL {
+        let module = naga::front::wgsl::parse_str(kernel.source()).unwrap_or_else(|e| {
+            panic!("{}: {}", kernel.label(), e.emit_to_string(kernel.source()))
+        });
+        let info = validator().validate(&module).unwrap_or_else(|e| {
+            panic!("{}: {}", kernel.label(), e.emit_to_string(kernel.source()))
+        });
+        for key in PipelineKey::all().filter(|key| key.kernel() == kernel) {
+            let mut constants = naga::back::PipelineConstants::default();
+            for (name, value) in key.constants() {
+                constants.insert(name.to_string(), value);
+            }
+            let (specialised, specialised_info) =
+                naga::back::pipeline_constants::process_overrides(
+                    &module,
+                    &info,
+                    Some((naga::ShaderStage::Compute, Kernel::ENTRY_POINT)),
+                    &constants,
+                )
+                .unwrap_or_else(|e| panic!("{key:?}: {e}"));
+            validator()
+                .validate(&specialised)
+                .unwrap_or_else(|e| panic!("{key:?}: {e}"));
+            naga::back::spv::write_vec(
+                &specialised,
+                &specialised_info,
+                &naga::back::spv::Options::default(),
+                Some(&naga::back::spv::PipelineOptions {
+                    shader_stage: naga::ShaderStage::Compute,
+                    entry_point: Kernel::ENTRY_POINT.to_string(),
+                }),
+            )
+            .unwrap_or_else(|e| panic!("{key:?}: {e}"));
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, PipelineKey::all().count());
+    assert_eq!(checked, 5 * 36 * 4);
+}
