@@ -1,8 +1,8 @@
 // Elements of 1 or 2 bytes: one invocation per 32-bit word of the output span.
 // Each word has exactly one writer, so the invocation may read it, replace the
 // bytes that belong to output elements and store it back; bytes of the word that
-// no output element addresses (stride gaps, the tail past the last element) are
-// stored back unchanged.
+// no output element addresses (stride gaps, the tail past the last element) go
+// back unchanged, and a word with no element in it is not stored at all.
 
 // Bytes per element: 1 or 2.
 override ELEM_BYTES: u32;
@@ -29,6 +29,7 @@ fn main(
     }
 
     var word = dst[w];
+    var any_element = false;
     for (var lane = 0u; lane < ELEMS_PER_WORD; lane++) {
         // Which output element, if any, sits at this element offset? Canonical
         // output strides nest (each exceeds the span of all smaller ones), so the
@@ -61,6 +62,9 @@ fn main(
         let shift = lane * ELEM_BITS;
         let merged = (word & ~(ELEM_MASK << shift)) | (value << shift);
         word = select(word, merged, is_element);
+        any_element = any_element || is_element;
     }
-    dst[w] = word;
+    if (any_element) {
+        dst[w] = word;
+    }
 }

@@ -8,7 +8,7 @@ use half::{bf16, f16};
 ///
 /// [`size_in_bytes`]: DataType::size_in_bytes
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[allow(missing_docs, reason = "the variant names are the data types")]
+#[expect(missing_docs, reason = "the variant names are the data types")]
 pub enum DataType {
     Float64,
     Float32,

@@ -421,3 +421,25 @@ fn onnx_sizes_must_fit_u32() {
         }
     );
 }
+
+#[test]
+fn tensors_past_the_adapter_binding_limit_are_rejected() {
+    let limits = gpu().device().limits();
+    let limit = revseq::MAX_TENSOR_BYTES
+        .min(limits.max_storage_buffer_binding_size)
+        .min(limits.max_buffer_size);
+    // One row of bytes just past the limit, as two rows so every size fits a u32.
+    let half = (limit + 4) / 2;
+    let sizes = [2, half as u32];
+    let desc = ReverseSubsequences::new(
+        TensorDesc::new(DataType::Uint8, &sizes),
+        u32s(&[1, half as u32]),
+        TensorDesc::new(DataType::Uint8, &sizes),
+        0,
+    );
+    let err = gpu().compile(&desc).unwrap_err();
+    assert!(
+        matches!(err, Error::TensorTooLarge { tensor: TensorRole::Input, limit: l, .. } if l == limit),
+        "{err}"
+    );
+}
