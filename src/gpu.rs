@@ -7,7 +7,7 @@ use crate::compiled::CompiledReverse;
 use crate::dtype::{Element, SequenceLength};
 use crate::pipeline::PipelineCache;
 use crate::scope::capture;
-use crate::{onnx, Error, ReverseSubsequences, TensorRole};
+use crate::{onnx, Error, ReverseSubsequences};
 
 /// A wgpu device and queue with this crate's layouts and pipeline cache.
 /// Cheap to clone; clones share the cache.
@@ -190,9 +190,8 @@ impl Gpu {
         sequence_lengths: &[L],
         axis: u32,
     ) -> Result<Vec<T>, Error> {
-        let desc = ReverseSubsequences::packed(T::DATA_TYPE, L::DATA_TYPE, sizes, axis);
-        desc.validate()?;
-        desc.check_element_counts(input.len(), sequence_lengths.len())?;
+        let desc =
+            ReverseSubsequences::packed::<T, L>(sizes, axis, input.len(), sequence_lengths.len())?;
         self.run_typed(&desc, input, &L::to_bytes(sequence_lengths))
     }
 
@@ -222,43 +221,5 @@ impl Gpu {
         let mut output = vec![0u8; desc.output.min_size_in_bytes() as usize];
         compiled.run(&T::to_bytes(input), sequence_lengths, &mut output)?;
         Ok(T::from_bytes(&output))
-    }
-}
-
-impl ReverseSubsequences {
-    /// The operator on packed tensors of `sizes`, lengths of type `length_type`.
-    pub(crate) fn packed(
-        data_type: crate::DataType,
-        length_type: crate::DataType,
-        sizes: &[u32],
-        axis: u32,
-    ) -> ReverseSubsequences {
-        let mut length_sizes = sizes.to_vec();
-        if let Some(size) = length_sizes.get_mut(axis as usize) {
-            *size = 1;
-        }
-        ReverseSubsequences::new(
-            crate::TensorDesc::new(data_type, sizes),
-            crate::TensorDesc::new(length_type, &length_sizes),
-            crate::TensorDesc::new(data_type, sizes),
-            axis,
-        )
-    }
-
-    /// For typed slices of a packed descriptor: one value per element.
-    pub(crate) fn check_element_counts(&self, input: usize, lengths: usize) -> Result<(), Error> {
-        for (tensor, desc, actual) in [
-            (TensorRole::Input, &self.input, input),
-            (TensorRole::SequenceLengths, &self.sequence_lengths, lengths),
-        ] {
-            if desc.element_count() != actual as u64 {
-                return Err(Error::ElementCountMismatch {
-                    tensor,
-                    expected: desc.element_count(),
-                    actual: actual as u64,
-                });
-            }
-        }
-        Ok(())
     }
 }

@@ -1,5 +1,6 @@
 //! The operator description and its device-independent validation.
 
+use crate::dtype::{Element, SequenceLength};
 use crate::{Error, TensorDesc, TensorRole};
 
 /// Highest rank DirectML accepts, and the most dimensions the kernels carry.
@@ -38,6 +39,44 @@ impl ReverseSubsequences {
             output,
             axis,
         }
+    }
+
+    /// The operator on packed typed slices of `input_len` elements and `lengths_len`
+    /// lengths, validated, with the counts checked against the sizes.
+    pub(crate) fn packed<T: Element, L: SequenceLength>(
+        sizes: &[u32],
+        axis: u32,
+        input_len: usize,
+        lengths_len: usize,
+    ) -> Result<ReverseSubsequences, Error> {
+        let mut length_sizes = sizes.to_vec();
+        if let Some(size) = length_sizes.get_mut(axis as usize) {
+            *size = 1;
+        }
+        let desc = ReverseSubsequences::new(
+            TensorDesc::new(T::DATA_TYPE, sizes),
+            TensorDesc::new(L::DATA_TYPE, &length_sizes),
+            TensorDesc::new(T::DATA_TYPE, sizes),
+            axis,
+        );
+        desc.validate()?;
+        for (tensor, tensor_desc, actual) in [
+            (TensorRole::Input, &desc.input, input_len),
+            (
+                TensorRole::SequenceLengths,
+                &desc.sequence_lengths,
+                lengths_len,
+            ),
+        ] {
+            if tensor_desc.element_count() != actual as u64 {
+                return Err(Error::ElementCountMismatch {
+                    tensor,
+                    expected: tensor_desc.element_count(),
+                    actual: actual as u64,
+                });
+            }
+        }
+        Ok(desc)
     }
 
     /// The three tensors with their roles.

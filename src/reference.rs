@@ -66,9 +66,8 @@ pub fn reverse_subsequences<T: Element, L: SequenceLength>(
     sequence_lengths: &[L],
     axis: u32,
 ) -> Result<Vec<T>, Error> {
-    let desc = ReverseSubsequences::packed(T::DATA_TYPE, L::DATA_TYPE, sizes, axis);
-    desc.validate()?;
-    desc.check_element_counts(input.len(), sequence_lengths.len())?;
+    let desc =
+        ReverseSubsequences::packed::<T, L>(sizes, axis, input.len(), sequence_lengths.len())?;
     let mut output = vec![0u8; desc.output.min_size_in_bytes() as usize];
     reverse_subsequences_bytes(
         &desc,
