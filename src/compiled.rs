@@ -73,11 +73,17 @@ impl CompiledReverse {
         let max = limits.max_compute_workgroups_per_dimension.max(1);
         let x = groups.min(max);
         let y = if groups == 0 { 0 } else { groups.div_ceil(x) };
+        // Unreachable on adapters that meet WebGPU's 65,535 groups per dimension,
+        // but an adapter below that gets an error, not a short dispatch.
         if y > max {
+            let bytes_per_invocation = match key.kernel() {
+                Kernel::Words => u64::from(key.element_bytes),
+                Kernel::Subword => 4,
+            };
             return Err(Error::TensorTooLarge {
                 tensor: TensorRole::Output,
                 bytes: bytes[2],
-                limit: u64::from(max) * u64::from(max) * u64::from(WORKGROUP_SIZE),
+                limit: u64::from(max).pow(2) * u64::from(WORKGROUP_SIZE) * bytes_per_invocation,
             });
         }
 
