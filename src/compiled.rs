@@ -32,6 +32,8 @@ pub struct CompiledReverse {
     /// Invocations with work: output elements, or output words for the sub-word kernel.
     invocations: u32,
     workgroups: [u32; 2],
+    /// The device's `min_storage_buffer_offset_alignment`.
+    offset_alignment: u64,
     /// `min_size_in_bytes` of input, sequence lengths and output.
     bytes: [u64; 3],
 }
@@ -63,10 +65,10 @@ impl CompiledReverse {
             length_bytes: desc.sequence_lengths.data_type().size_in_bytes(),
             signed_lengths: desc.sequence_lengths.data_type().is_signed_integer(),
         };
-        // Both counts are below 2^32: validate bounds the output by MAX_TENSOR_BYTES.
+        // Both counts are below 2^32 (validate bounds the output by MAX_TENSOR_BYTES),
+        // and 0 for a tensor without elements, whose minimum size is 0.
         let invocations = match key.kernel() {
             Kernel::Words => layout.element_count(),
-            Kernel::Subword if layout.element_count() == 0 => 0,
             Kernel::Subword => bytes[2].div_ceil(4),
         } as u32;
         let groups = invocations.div_ceil(WORKGROUP_SIZE);
@@ -118,6 +120,7 @@ impl CompiledReverse {
             params,
             invocations,
             workgroups: [x, y],
+            offset_alignment: u64::from(limits.min_storage_buffer_offset_alignment),
             bytes,
         })
     }
@@ -159,12 +162,7 @@ impl CompiledReverse {
             (TensorRole::SequenceLengths, &sequence_lengths),
             (TensorRole::Output, &output),
         ];
-        let alignment = u64::from(
-            self.gpu
-                .device()
-                .limits()
-                .min_storage_buffer_offset_alignment,
-        );
+        let alignment = self.offset_alignment;
         for (tensor, binding) in bindings {
             let usage = binding.buffer.usage();
             if !usage.contains(wgpu::BufferUsages::STORAGE) {
@@ -177,17 +175,15 @@ impl CompiledReverse {
                     alignment,
                 });
             }
-            let available = match binding.size {
-                Some(size) => size.get(),
-                None => binding.buffer.size().saturating_sub(binding.offset),
-            };
-            let required = self.binding_size(tensor);
+            // A size past the end of the buffer holds only what the buffer has.
             let in_buffer = binding.buffer.size().saturating_sub(binding.offset);
-            if available < required || in_buffer < required {
+            let available = binding.size.map_or(in_buffer, |s| s.get().min(in_buffer));
+            let required = self.binding_size(tensor);
+            if available < required {
                 return Err(Error::BindingTooSmall {
                     tensor,
                     required,
-                    actual: available.min(in_buffer),
+                    actual: available,
                 });
             }
         }
@@ -241,21 +237,8 @@ impl CompiledReverse {
         sequence_lengths: &[u8],
         output: &mut [u8],
     ) -> Result<(), Error> {
-        for ((tensor, _), (bytes, actual)) in
-            self.desc.tensors().into_iter().zip(self.bytes.iter().zip([
-                input.len(),
-                sequence_lengths.len(),
-                output.len(),
-            ]))
-        {
-            if (actual as u64) < *bytes {
-                return Err(Error::HostSliceTooSmall {
-                    tensor,
-                    required: *bytes,
-                    actual: actual as u64,
-                });
-            }
-        }
+        self.desc
+            .check_host_slices([input.len(), sequence_lengths.len(), output.len()])?;
         if self.invocations == 0 {
             return Ok(());
         }

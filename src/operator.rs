@@ -79,6 +79,22 @@ impl ReverseSubsequences {
         Ok(desc)
     }
 
+    /// Host slices of these lengths (input, sequence lengths, output) must each
+    /// hold their tensor's `min_size_in_bytes`.
+    pub(crate) fn check_host_slices(&self, lengths: [usize; 3]) -> Result<(), Error> {
+        for ((tensor, desc), actual) in self.tensors().into_iter().zip(lengths) {
+            let required = desc.min_size_in_bytes();
+            if (actual as u64) < required {
+                return Err(Error::HostSliceTooSmall {
+                    tensor,
+                    required,
+                    actual: actual as u64,
+                });
+            }
+        }
+        Ok(())
+    }
+
     /// The three tensors with their roles.
     pub(crate) fn tensors(&self) -> [(TensorRole, &TensorDesc); 3] {
         [

@@ -5,7 +5,7 @@
 //! The tests compare every GPU result against it byte for byte.
 
 use crate::dtype::{Element, SequenceLength};
-use crate::{onnx, DataType, Error, ReverseSubsequences, TensorDesc, TensorRole};
+use crate::{onnx, DataType, Error, ReverseSubsequences, TensorDesc};
 
 /// Runs `desc` on host bytes. `output` keeps every byte no output element addresses.
 pub fn reverse_subsequences_bytes(
@@ -15,24 +15,7 @@ pub fn reverse_subsequences_bytes(
     output: &mut [u8],
 ) -> Result<(), Error> {
     desc.validate()?;
-    for (tensor, tensor_desc, actual) in [
-        (TensorRole::Input, &desc.input, input.len()),
-        (
-            TensorRole::SequenceLengths,
-            &desc.sequence_lengths,
-            sequence_lengths.len(),
-        ),
-        (TensorRole::Output, &desc.output, output.len()),
-    ] {
-        let required = tensor_desc.min_size_in_bytes();
-        if (actual as u64) < required {
-            return Err(Error::HostSliceTooSmall {
-                tensor,
-                required,
-                actual: actual as u64,
-            });
-        }
-    }
+    desc.check_host_slices([input.len(), sequence_lengths.len(), output.len()])?;
 
     let sizes = desc.input.sizes();
     let axis = desc.axis as usize;
@@ -140,17 +123,19 @@ fn byte_offset(desc: &TensorDesc, index: &[u32]) -> usize {
 
 /// The sequence length at `index` of the lengths tensor, as a wide signed value.
 fn read_length(desc: &TensorDesc, bytes: &[u8], index: &[u32]) -> i128 {
-    let at = byte_offset(desc, index);
-    let word = |n: usize| -> [u8; 8] {
-        let mut b = [0u8; 8];
-        b[..n].copy_from_slice(&bytes[at..at + n]);
-        b
-    };
+    let at = &bytes[byte_offset(desc, index)..];
     match desc.data_type() {
-        DataType::Uint32 => u32::from_le_bytes(word(4)[..4].try_into().unwrap()) as i128,
-        DataType::Int32 => i32::from_le_bytes(word(4)[..4].try_into().unwrap()) as i128,
-        DataType::Uint64 => u64::from_le_bytes(word(8)) as i128,
-        DataType::Int64 => i64::from_le_bytes(word(8)) as i128,
+        DataType::Uint32 => u32::from_le_bytes(le(at)).into(),
+        DataType::Int32 => i32::from_le_bytes(le(at)).into(),
+        DataType::Uint64 => u64::from_le_bytes(le(at)).into(),
+        DataType::Int64 => i64::from_le_bytes(le(at)).into(),
         other => unreachable!("validate admits no length type {other:?}"),
     }
+}
+
+/// The first `N` bytes of `bytes`; `validate` and the slice checks guarantee them.
+fn le<const N: usize>(bytes: &[u8]) -> [u8; N] {
+    bytes[..N]
+        .try_into()
+        .expect("slice checked against min_size_in_bytes")
 }
