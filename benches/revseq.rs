@@ -1,24 +1,60 @@
-//! Throughput of reverse_subsequences beside `copy_buffer_to_buffer` of the same
-//! bytes, measured in the same run, for every element width and three layouts.
-//! Every configuration's output is checked against the CPU reference first.
+//! Throughput of reverse_subsequences beside two copies of the same bytes timed in
+//! the same run: the fastest plain WGSL copy kernel (`benches/copy.wgsl`) and
+//! `copy_buffer_to_buffer`. Every row's output is checked against the CPU reference
+//! before it is timed, and names the kernel variant that ran.
 //!
-//! `cargo bench --bench revseq -- [--mib N] [--seconds S]`: tensor size in MiB
-//! (default 16) and seconds of timing per configuration (default 1.5).
+//! `cargo bench --bench revseq -- [--mib N] [--seconds S] [--json PATH] [--sweep]`
+//! - `--mib N`: tensor size in MiB (default 16);
+//! - `--seconds S`: seconds of timing per row (default 0.6);
+//! - `--json PATH`: also write every row, with the adapter, as JSON;
+//! - `--sweep`: time 4-byte `innermost` from 1 MiB up to the largest tensor the
+//!   adapter takes, instead of the table;
+//! - `--layout NAME`, `--width BYTES` (each repeatable): only these rows.
 
+use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 
-use revseq::{reference, DataType, Gpu, ReverseSubsequences, TensorDesc, TensorRole};
+use revseq::{reference, CompiledReverse, DataType, Gpu, ReverseSubsequences, TensorDesc};
 use wgpu::util::DeviceExt;
 
+const LAYOUTS: [&str; 6] = [
+    "innermost",
+    "middle",
+    "outermost",
+    "onnx-batch-major",
+    "onnx-time-major",
+    "strided",
+];
+const WIDTHS: [DataType; 5] = [
+    DataType::Uint8,
+    DataType::Float16,
+    DataType::Float32,
+    DataType::Float64,
+    DataType::Complex128,
+];
+/// Something the benchmark records into an encoder and times.
+type Record<'a> = dyn Fn(&mut wgpu::CommandEncoder) + 'a;
+
+/// Copy-kernel candidates: 16-byte vectors per invocation.
+const COPY_STEPS: [u32; 4] = [1, 2, 4, 8];
+
 struct Args {
-    mib: u32,
+    mib: u64,
     seconds: f64,
+    json: Option<String>,
+    sweep: bool,
+    layouts: Vec<String>,
+    widths: Vec<u32>,
 }
 
 fn args() -> Args {
     let mut args = Args {
         mib: 16,
-        seconds: 1.5,
+        seconds: 0.6,
+        json: None,
+        sweep: false,
+        layouts: Vec::new(),
+        widths: Vec::new(),
     };
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
@@ -28,62 +64,375 @@ fn args() -> Args {
             "--seconds" => {
                 args.seconds = it.next().and_then(|v| v.parse().ok()).expect("--seconds S")
             }
+            "--json" => args.json = Some(it.next().expect("--json PATH")),
+            "--sweep" => args.sweep = true,
+            "--layout" => args.layouts.push(it.next().expect("--layout NAME")),
+            "--width" => args.widths.push(
+                it.next()
+                    .and_then(|v| v.parse().ok())
+                    .expect("--width BYTES"),
+            ),
             _ => {}
         }
     }
     args
 }
 
-/// Sizes and axis for `elements` elements with the reversed axis (length 64)
-/// innermost, in the middle, or outermost.
-fn layout(name: &str, elements: u32) -> (Vec<u32>, u32) {
-    match name {
-        "innermost" => (vec![elements / 64, 64], 1),
-        "middle" => (vec![16, 64, elements / 1024], 1),
-        "outermost" => (vec![64, elements / 64], 0),
-        _ => unreachable!(),
+/// xorshift64: fills tensors and lengths, the same every run.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
     }
 }
 
-fn storage(gpu: &Gpu, contents: &[u8], usage: wgpu::BufferUsages) -> wgpu::Buffer {
-    gpu.device()
-        .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("bench"),
-            contents,
-            usage: wgpu::BufferUsages::STORAGE | usage,
+/// One benchmark row's operator: `elements` elements of `data_type` in `layout`.
+/// The reversed axis is 64 long; lengths are spread over 0..=72 (nothing, part of
+/// the lane, all of it, past it), or 0..=64 for the ONNX layouts, whose lengths
+/// must not pass the axis.
+fn descriptor(layout: &str, data_type: DataType, elements: u32) -> ReverseSubsequences {
+    let t = 64;
+    let packed = |sizes: &[u32], axis: u32, length_type, length_strides: Option<&[u32]>| {
+        let mut length_sizes = sizes.to_vec();
+        length_sizes[axis as usize] = 1;
+        let lengths = TensorDesc::new(length_type, &length_sizes);
+        ReverseSubsequences::new(
+            TensorDesc::new(data_type, sizes),
+            match length_strides {
+                Some(strides) => lengths.with_strides(strides),
+                None => lengths,
+            },
+            TensorDesc::new(data_type, sizes),
+            axis,
+        )
+    };
+    match layout {
+        "innermost" => packed(&[elements / t, t], 1, DataType::Uint32, None),
+        "middle" => packed(&[16, t, elements / 16 / t], 1, DataType::Uint32, None),
+        "outermost" => packed(&[t, elements / t], 0, DataType::Uint32, None),
+        // ONNX ReverseSequence: [batch] INT64 lengths broadcast through strides.
+        "onnx-batch-major" => {
+            let sizes = [32, t, elements / 32 / t];
+            packed(&sizes, 1, DataType::Int64, Some(&[1, 0, 0]))
+        }
+        "onnx-time-major" => {
+            let sizes = [t, 32, elements / 32 / t];
+            packed(&sizes, 0, DataType::Int64, Some(&[0, 1, 0]))
+        }
+        // Rows of a larger, padded tensor written into another padded tensor.
+        "strided" => {
+            let sizes = [elements / t, t];
+            let desc = packed(&sizes, 1, DataType::Uint32, None);
+            ReverseSubsequences::new(
+                desc.input.with_strides(&[t + 16, 1]),
+                desc.sequence_lengths,
+                desc.output.with_strides(&[t + 32, 1]),
+                1,
+            )
+        }
+        _ => unreachable!("unknown layout {layout}"),
+    }
+}
+
+fn length_values(desc: &ReverseSubsequences, rng: &mut Rng) -> Vec<u8> {
+    let length_type = desc.sequence_lengths.data_type();
+    let onnx = length_type == DataType::Int64;
+    let slots = desc.sequence_lengths.min_size_in_bytes() / u64::from(length_type.size_in_bytes());
+    (0..slots)
+        .flat_map(|_| {
+            let value = rng.next() % if onnx { 65 } else { 73 };
+            if onnx {
+                value.to_le_bytes().to_vec()
+            } else {
+                (value as u32).to_le_bytes().to_vec()
+            }
         })
+        .collect()
 }
 
-fn read_back(gpu: &Gpu, buffer: &wgpu::Buffer) -> Vec<u8> {
-    let staging = gpu.device().create_buffer(&wgpu::BufferDescriptor {
-        label: Some("bench readback"),
-        size: buffer.size(),
-        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-        mapped_at_creation: false,
-    });
-    let mut encoder = gpu.device().create_command_encoder(&Default::default());
-    encoder.copy_buffer_to_buffer(buffer, 0, &staging, 0, buffer.size());
-    gpu.queue().submit([encoder.finish()]);
-    staging.map_async(wgpu::MapMode::Read, .., |r| r.expect("map failed"));
-    gpu.device()
-        .poll(wgpu::PollType::wait_indefinitely())
-        .expect("poll failed");
-    let view = staging.get_mapped_range(..).expect("mapped range");
-    view.to_vec()
+struct Bench {
+    gpu: Gpu,
+    copy_layout: wgpu::BindGroupLayout,
+    copy_pipelines: Vec<(u32, wgpu::ComputePipeline)>,
 }
 
-/// Seconds per run of `record`, timed over batches submitted and waited on.
-fn time_per_run(gpu: &Gpu, batch: u32, record: &dyn Fn(&mut wgpu::CommandEncoder)) -> f64 {
-    let mut encoder = gpu.device().create_command_encoder(&Default::default());
-    for _ in 0..batch {
-        record(&mut encoder);
+/// A timed row.
+struct Row {
+    width: u32,
+    layout: String,
+    sizes: Vec<u32>,
+    axis: u32,
+    variant: &'static str,
+    op_gbps: f64,
+    copy_kernel_gbps: f64,
+    copy_buffer_gbps: f64,
+    verified: bool,
+}
+
+impl Bench {
+    fn new() -> Bench {
+        let gpu = Gpu::new().unwrap_or_else(|e| {
+            eprintln!("{e}");
+            std::process::exit(1)
+        });
+        let device = gpu.device();
+        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("bench copy"),
+            source: wgpu::ShaderSource::Wgsl(include_str!("copy.wgsl").into()),
+        });
+        let entry = |binding, read_only| wgpu::BindGroupLayoutEntry {
+            binding,
+            visibility: wgpu::ShaderStages::COMPUTE,
+            ty: wgpu::BindingType::Buffer {
+                ty: wgpu::BufferBindingType::Storage { read_only },
+                has_dynamic_offset: false,
+                min_binding_size: None,
+            },
+            count: None,
+        };
+        let copy_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("bench copy"),
+            entries: &[entry(0, true), entry(1, false)],
+        });
+        let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("bench copy"),
+            bind_group_layouts: &[Some(&copy_layout)],
+            immediate_size: 0,
+        });
+        let copy_pipelines = COPY_STEPS
+            .iter()
+            .map(|&steps| {
+                let constants = [("STEPS", f64::from(steps))];
+                let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                    label: Some("bench copy"),
+                    layout: Some(&layout),
+                    module: &module,
+                    entry_point: Some("main"),
+                    compilation_options: wgpu::PipelineCompilationOptions {
+                        constants: &constants,
+                        zero_initialize_workgroup_memory: false,
+                    },
+                    cache: None,
+                });
+                (steps, pipeline)
+            })
+            .collect();
+        Bench {
+            gpu,
+            copy_layout,
+            copy_pipelines,
+        }
     }
-    let start = Instant::now();
-    gpu.queue().submit([encoder.finish()]);
-    gpu.device()
-        .poll(wgpu::PollType::wait_indefinitely())
-        .expect("poll failed");
-    start.elapsed().as_secs_f64() / f64::from(batch)
+
+    fn storage(&self, contents: &[u8]) -> wgpu::Buffer {
+        self.gpu
+            .device()
+            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("bench"),
+                contents,
+                usage: wgpu::BufferUsages::STORAGE
+                    | wgpu::BufferUsages::COPY_SRC
+                    | wgpu::BufferUsages::COPY_DST,
+            })
+    }
+
+    fn read_back(&self, buffer: &wgpu::Buffer) -> Vec<u8> {
+        let device = self.gpu.device();
+        let staging = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("bench readback"),
+            size: buffer.size(),
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let mut encoder = device.create_command_encoder(&Default::default());
+        encoder.copy_buffer_to_buffer(buffer, 0, &staging, 0, buffer.size());
+        self.gpu.queue().submit([encoder.finish()]);
+        staging.map_async(wgpu::MapMode::Read, .., |r| r.expect("map failed"));
+        device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .expect("poll failed");
+        let view = staging.get_mapped_range(..).expect("mapped range");
+        view.to_vec()
+    }
+
+    /// Seconds per run of `record`, timed over a batch submitted and waited on.
+    fn time_per_run(&self, batch: u32, record: &Record) -> f64 {
+        let device = self.gpu.device();
+        let mut encoder = device.create_command_encoder(&Default::default());
+        for _ in 0..batch {
+            record(&mut encoder);
+        }
+        let start = Instant::now();
+        self.gpu.queue().submit([encoder.finish()]);
+        device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .expect("poll failed");
+        start.elapsed().as_secs_f64() / f64::from(batch)
+    }
+
+    /// Median seconds per run of each of `runs`, alternating between them in
+    /// batches of about 50 ms so that all see the same machine state.
+    fn time(&self, seconds: f64, runs: &[&Record]) -> Vec<f64> {
+        let batches: Vec<u32> = runs
+            .iter()
+            .map(|run| {
+                self.time_per_run(1, run); // warm-up: pipelines, first touch of memory
+                ((0.05 / self.time_per_run(1, run)) as u32).clamp(1, 64)
+            })
+            .collect();
+        let mut times = vec![Vec::new(); runs.len()];
+        let deadline = Instant::now() + Duration::from_secs_f64(seconds);
+        while Instant::now() < deadline || times[0].len() < 3 {
+            for ((run, &batch), times) in runs.iter().zip(&batches).zip(&mut times) {
+                times.push(self.time_per_run(batch, run));
+            }
+        }
+        times.into_iter().map(median).collect()
+    }
+
+    /// Records the copy kernel with `STEPS = steps` over the first `bytes` bytes.
+    fn copy_kernel(
+        &self,
+        steps: u32,
+        src: &wgpu::Buffer,
+        dst: &wgpu::Buffer,
+        bytes: u64,
+        encoder: &mut wgpu::CommandEncoder,
+    ) {
+        let pipeline = &self
+            .copy_pipelines
+            .iter()
+            .find(|(s, _)| *s == steps)
+            .unwrap()
+            .1;
+        fn binding(buffer: &wgpu::Buffer, bytes: u64) -> wgpu::BindingResource<'_> {
+            wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                buffer,
+                offset: 0,
+                size: wgpu::BufferSize::new(bytes / 16 * 16),
+            })
+        }
+        let bind_group = self
+            .gpu
+            .device()
+            .create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("bench copy"),
+                layout: &self.copy_layout,
+                entries: &[
+                    wgpu::BindGroupEntry {
+                        binding: 0,
+                        resource: binding(src, bytes),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 1,
+                        resource: binding(dst, bytes),
+                    },
+                ],
+            });
+        let groups = (bytes / 16).div_ceil(u64::from(steps) * 256) as u32;
+        let x = groups.min(65535);
+        let mut pass = encoder.begin_compute_pass(&Default::default());
+        pass.set_pipeline(pipeline);
+        pass.set_bind_group(0, &bind_group, &[]);
+        pass.dispatch_workgroups(x, groups.div_ceil(x), 1);
+    }
+
+    /// The copy kernel's fastest step count on `bytes` bytes.
+    fn fastest_copy(&self, bytes: u64, seconds: f64) -> u32 {
+        let src = self.storage(&vec![1; bytes as usize]);
+        let dst = self.storage(&vec![0; bytes as usize]);
+        let runs: Vec<Box<Record>> = COPY_STEPS
+            .iter()
+            .map(|&steps| {
+                let (src, dst) = (&src, &dst);
+                Box::new(move |e: &mut wgpu::CommandEncoder| {
+                    self.copy_kernel(steps, src, dst, bytes, e)
+                }) as Box<Record>
+            })
+            .collect();
+        let refs: Vec<&Record> = runs.iter().map(|r| &**r).collect();
+        let times = self.time(seconds, &refs);
+        let best = (0..times.len())
+            .min_by(|&a, &b| times[a].total_cmp(&times[b]))
+            .unwrap();
+        let gbps: Vec<String> = COPY_STEPS
+            .iter()
+            .zip(&times)
+            .map(|(s, t)| format!("{s}: {:.2}", bytes as f64 / t / 1e9))
+            .collect();
+        println!(
+            "copy kernel: {} vectors per invocation, the fastest of (vectors: GB/s) {}",
+            COPY_STEPS[best],
+            gbps.join(", ")
+        );
+        COPY_STEPS[best]
+    }
+
+    /// Verifies `desc` against the reference, then times it beside both copies.
+    fn row(&self, layout: &str, desc: &ReverseSubsequences, copy_steps: u32, seconds: f64) -> Row {
+        let mut rng = Rng(0x2545_F491_4F6C_DD1D ^ desc.input.element_count());
+        let compiled: CompiledReverse = self.gpu.compile(desc).expect("compile");
+        let input_bytes: Vec<u8> = (0..desc.input.min_size_in_bytes())
+            .map(|_| rng.next() as u8)
+            .collect();
+        let length_bytes = length_values(desc, &mut rng);
+        let out_size = desc.output.min_size_in_bytes();
+        let input = self.storage(&input_bytes);
+        let lengths = self.storage(&length_bytes);
+        let output = self.storage(&vec![0; out_size.next_multiple_of(4) as usize]);
+        let op = |encoder: &mut wgpu::CommandEncoder| {
+            compiled
+                .record(
+                    encoder,
+                    input.as_entire_buffer_binding(),
+                    lengths.as_entire_buffer_binding(),
+                    output.as_entire_buffer_binding(),
+                )
+                .expect("record")
+        };
+
+        // Verify before timing.
+        let mut encoder = self
+            .gpu
+            .device()
+            .create_command_encoder(&Default::default());
+        op(&mut encoder);
+        self.gpu.queue().submit([encoder.finish()]);
+        let actual = self.read_back(&output);
+        let mut expected = vec![0u8; out_size as usize];
+        reference::reverse_subsequences_bytes(desc, &input_bytes, &length_bytes, &mut expected)
+            .expect("reference");
+        let verified = actual[..expected.len()] == expected[..];
+
+        // Both copies move the tensor's element bytes, densely.
+        let bytes =
+            desc.output.element_count() * u64::from(desc.output.data_type().size_in_bytes());
+        let copy_src = self.storage(&vec![1; bytes as usize]);
+        let copy_dst = self.storage(&vec![0; bytes as usize]);
+        let copy_kernel = |encoder: &mut wgpu::CommandEncoder| {
+            self.copy_kernel(copy_steps, &copy_src, &copy_dst, bytes, encoder)
+        };
+        let copy_buffer = |encoder: &mut wgpu::CommandEncoder| {
+            encoder.copy_buffer_to_buffer(&copy_src, 0, &copy_dst, 0, bytes)
+        };
+        let times = self.time(seconds, &[&op, &copy_kernel, &copy_buffer]);
+        let gbps = |t: f64| bytes as f64 / t / 1e9;
+        Row {
+            width: desc.input.data_type().size_in_bytes(),
+            layout: layout.to_string(),
+            sizes: desc.input.sizes().to_vec(),
+            axis: desc.axis,
+            variant: compiled.variant().name(),
+            op_gbps: gbps(times[0]),
+            copy_kernel_gbps: gbps(times[1]),
+            copy_buffer_gbps: gbps(times[2]),
+            verified,
+        }
+    }
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -91,130 +440,133 @@ fn median(mut v: Vec<f64>) -> f64 {
     v[v.len() / 2]
 }
 
+fn geomean(values: impl Iterator<Item = f64>) -> f64 {
+    let (sum, n) = values.fold((0.0, 0), |(s, n), v| (s + v.ln(), n + 1));
+    (sum / f64::from(n)).exp()
+}
+
+fn print_header() {
+    println!(
+        "{:>5} {:<16} {:>20} {:<7} {:>8} {:>8} {:>8} {:>9} {:>9}  verified",
+        "width",
+        "layout",
+        "sizes (axis)",
+        "variant",
+        "op GB/s",
+        "kernel",
+        "buffer",
+        "t/kernel",
+        "t/buffer"
+    );
+}
+
+fn print_row(row: &Row) {
+    println!(
+        "{:>4}B {:<16} {:>20} {:<7} {:>8.2} {:>8.2} {:>8.2} {:>8.2}× {:>8.2}×  {}",
+        row.width,
+        row.layout,
+        format!("{:?} ({})", row.sizes, row.axis),
+        row.variant,
+        row.op_gbps,
+        row.copy_kernel_gbps,
+        row.copy_buffer_gbps,
+        row.copy_kernel_gbps / row.op_gbps,
+        row.copy_buffer_gbps / row.op_gbps,
+        if row.verified { "yes" } else { "NO" }
+    );
+}
+
+fn write_json(path: &str, adapter: &wgpu::AdapterInfo, copy_steps: u32, rows: &[Row]) {
+    let escape = |s: &str| s.replace('\\', "\\\\").replace('"', "\\\"");
+    let mut json = String::new();
+    let _ = write!(
+        json,
+        "{{\n  \"adapter\": {{\"name\": \"{}\", \"backend\": \"{:?}\", \"device_type\": \"{:?}\", \"driver\": \"{}\", \"driver_info\": \"{}\"}},\n  \"copy_kernel_vectors_per_invocation\": {copy_steps},\n  \"rows\": [\n",
+        escape(&adapter.name),
+        adapter.backend,
+        adapter.device_type,
+        escape(&adapter.driver),
+        escape(&adapter.driver_info)
+    );
+    for (i, row) in rows.iter().enumerate() {
+        let _ = writeln!(
+            json,
+            "    {{\"width\": {}, \"layout\": \"{}\", \"sizes\": {:?}, \"axis\": {}, \"variant\": \"{}\", \"op_gbps\": {:.4}, \"copy_kernel_gbps\": {:.4}, \"copy_buffer_gbps\": {:.4}, \"verified\": {}}}{}",
+            row.width,
+            row.layout,
+            row.sizes,
+            row.axis,
+            row.variant,
+            row.op_gbps,
+            row.copy_kernel_gbps,
+            row.copy_buffer_gbps,
+            row.verified,
+            if i + 1 < rows.len() { "," } else { "" }
+        );
+    }
+    json.push_str("  ]\n}\n");
+    std::fs::write(path, json).unwrap_or_else(|e| panic!("writing {path}: {e}"));
+}
+
 fn main() {
     let args = args();
-    let gpu = Gpu::new().unwrap_or_else(|e| {
-        eprintln!("{e}");
-        std::process::exit(1)
-    });
-    let info = gpu.adapter_info();
+    let bench = Bench::new();
+    let info = bench.gpu.adapter_info();
     println!(
         "adapter: {} ({:?}, {:?}, {} {})",
         info.name, info.backend, info.device_type, info.driver, info.driver_info
     );
+    let bytes = args.mib << 20;
+    let copy_steps = bench.fastest_copy(bytes, args.seconds);
     println!(
-        "tensor: {} MiB; GB/s = tensor bytes / time (10^9 B/s); op/copy = op GB/s ÷ copy GB/s in the same run\n",
-        args.mib
+        "GB/s = tensor bytes / time (10^9 B/s); kernel = that copy kernel, buffer = copy_buffer_to_buffer, \
+         both moving the same bytes in the same run; t/kernel, t/buffer = the operator's time ÷ the copy's\n"
     );
-    println!(
-        "{:>5} {:<10} {:>20} {:>10} {:>10} {:>8}  verified",
-        "width", "layout", "sizes (axis)", "op GB/s", "copy GB/s", "op/copy"
-    );
+    print_header();
 
-    let bytes = u64::from(args.mib) << 20;
-    let mut seed = 0x2545_F491_4F6C_DD1Du64;
-    let mut random = move || {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        seed
-    };
-    let mut ratios = Vec::new();
-    for data_type in [
-        DataType::Uint8,
-        DataType::Float16,
-        DataType::Float32,
-        DataType::Float64,
-        DataType::Complex128,
-    ] {
-        let width = data_type.size_in_bytes();
-        for name in ["innermost", "middle", "outermost"] {
-            let (sizes, axis) = layout(name, (bytes / u64::from(width)) as u32);
-            let mut length_sizes = sizes.clone();
-            length_sizes[axis as usize] = 1;
-            let desc = ReverseSubsequences::new(
-                TensorDesc::new(data_type, &sizes),
-                TensorDesc::new(DataType::Uint32, &length_sizes),
-                TensorDesc::new(data_type, &sizes),
-                axis,
-            );
-            let compiled = gpu.compile(&desc).expect("compile");
-            let input_bytes: Vec<u8> = (0..desc.input.min_size_in_bytes())
-                .map(|_| random() as u8)
-                .collect();
-            // Lengths spread over 0..=72: nothing, part of the lane, all of it, past it.
-            let length_bytes: Vec<u8> = (0..desc.sequence_lengths.element_count())
-                .flat_map(|_| ((random() % 73) as u32).to_le_bytes())
-                .collect();
-            let input = storage(&gpu, &input_bytes, wgpu::BufferUsages::COPY_SRC);
-            let lengths = storage(&gpu, &length_bytes, wgpu::BufferUsages::empty());
-            let out_size = compiled.binding_size(TensorRole::Output);
-            let output = gpu.device().create_buffer(&wgpu::BufferDescriptor {
-                label: Some("bench output"),
-                size: out_size,
-                usage: wgpu::BufferUsages::STORAGE
-                    | wgpu::BufferUsages::COPY_SRC
-                    | wgpu::BufferUsages::COPY_DST,
-                mapped_at_creation: false,
-            });
-            let op = |encoder: &mut wgpu::CommandEncoder| {
-                compiled
-                    .record(
-                        encoder,
-                        input.as_entire_buffer_binding(),
-                        lengths.as_entire_buffer_binding(),
-                        output.as_entire_buffer_binding(),
-                    )
-                    .expect("record")
-            };
-            let copy = |encoder: &mut wgpu::CommandEncoder| {
-                encoder.copy_buffer_to_buffer(&input, 0, &output, 0, out_size)
-            };
-
-            // Verify before timing.
-            let mut encoder = gpu.device().create_command_encoder(&Default::default());
-            op(&mut encoder);
-            gpu.queue().submit([encoder.finish()]);
-            let actual = read_back(&gpu, &output);
-            let mut expected = vec![0u8; desc.output.min_size_in_bytes() as usize];
-            reference::reverse_subsequences_bytes(
-                &desc,
-                &input_bytes,
-                &length_bytes,
-                &mut expected,
-            )
-            .expect("reference");
-            let verified = actual[..expected.len()] == expected[..];
-
-            // Batches sized to about 50 ms, alternating op and copy so that both see
-            // the same machine state; medians of per-run times.
-            let probe = time_per_run(&gpu, 1, &op).max(time_per_run(&gpu, 1, &copy));
-            let batch = ((0.05 / probe) as u32).clamp(1, 64);
-            let (mut op_times, mut copy_times) = (Vec::new(), Vec::new());
-            let deadline = Instant::now() + Duration::from_secs_f64(args.seconds);
-            while Instant::now() < deadline || op_times.len() < 3 {
-                op_times.push(time_per_run(&gpu, batch, &op));
-                copy_times.push(time_per_run(&gpu, batch, &copy));
+    let mut rows = Vec::new();
+    if args.sweep {
+        // 4-byte innermost from 1 MiB, doubling, up to the largest tensor the
+        // adapter takes (its binding and buffer limits, and what the crate addresses).
+        let limits = bench.gpu.device().limits();
+        let largest = revseq::MAX_TENSOR_BYTES
+            .min(limits.max_storage_buffer_binding_size)
+            .min(limits.max_buffer_size);
+        let mut size = 1u64 << 20;
+        while size <= largest {
+            let desc = descriptor("innermost", DataType::Float32, (size / 4) as u32);
+            let row = bench.row("innermost", &desc, copy_steps, args.seconds);
+            print_row(&row);
+            rows.push(row);
+            size *= 2;
+        }
+    } else {
+        let wanted =
+            |list: &[String], item: &str| list.is_empty() || list.iter().any(|l| l == item);
+        for data_type in WIDTHS {
+            let width = data_type.size_in_bytes();
+            if !args.widths.is_empty() && !args.widths.contains(&width) {
+                continue;
             }
-            let gbps = |t: f64| bytes as f64 / t / 1e9;
-            let (op_gbps, copy_gbps) = (gbps(median(op_times)), gbps(median(copy_times)));
-            ratios.push(op_gbps / copy_gbps);
-            println!(
-                "{:>4}B {:<10} {:>20} {:>10.2} {:>10.2} {:>8.3}  {}",
-                width,
-                name,
-                format!("{sizes:?} ({axis})"),
-                op_gbps,
-                copy_gbps,
-                op_gbps / copy_gbps,
-                if verified { "yes" } else { "NO" }
-            );
-            if !verified {
-                eprintln!("output differs from the reference for {desc:?}");
-                std::process::exit(1);
+            let elements = (bytes / u64::from(width)) as u32;
+            for layout in LAYOUTS.into_iter().filter(|l| wanted(&args.layouts, l)) {
+                let desc = descriptor(layout, data_type, elements);
+                let row = bench.row(layout, &desc, copy_steps, args.seconds);
+                print_row(&row);
+                rows.push(row);
             }
         }
     }
-    let geomean = (ratios.iter().map(|r| r.ln()).sum::<f64>() / ratios.len() as f64).exp();
-    println!("\ngeometric mean op/copy: {geomean:.3}");
+    if let Some(path) = &args.json {
+        write_json(path, &info, copy_steps, &rows);
+    }
+    println!(
+        "\ngeometric mean of the operator's time ÷ the copy kernel's: {:.2}×, ÷ copy_buffer_to_buffer's: {:.2}×",
+        geomean(rows.iter().map(|r| r.copy_kernel_gbps / r.op_gbps)),
+        geomean(rows.iter().map(|r| r.copy_buffer_gbps / r.op_gbps))
+    );
+    if rows.iter().any(|r| !r.verified) {
+        eprintln!("some rows differ from the reference");
+        std::process::exit(1);
+    }
 }

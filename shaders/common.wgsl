@@ -1,8 +1,9 @@
 // Shared by every reverse-subsequences kernel: the canonical layout uniform, the
 // bindings, the folded dispatch index and the clamp of a lane's sequence length.
 //
-// Every buffer is bound as `array<u32>` whatever the element type: the operator only
-// moves bits, so no shader needs f16, i64 or f64 support from the adapter.
+// Every buffer is bound as `array<u32>` or `array<vec4<u32>>` whatever the element
+// type: the operator only moves bits, so no shader needs f16, i64 or f64 support from
+// the adapter. Each kernel declares its own input and output bindings (1 and 3).
 
 // Rank of the canonical layout (1..=8): dimensions ordered from the largest output
 // stride to the smallest, size-1 dimensions dropped and contiguous runs merged.
@@ -13,7 +14,7 @@ override AXIS: u32;
 override LEN_WORDS: u32;
 // Whether sequence lengths are signed; a negative length reverses nothing.
 override LEN_SIGNED: bool;
-override WORKGROUP_SIZE: u32 = 64u;
+override WORKGROUP_SIZE: u32 = 256u;
 
 // Dimension d of a per-dimension field lives at [d / 4][d % 4]: uniform arrays
 // need 16-byte elements, so eight u32 values travel as two vec4.
@@ -22,14 +23,17 @@ struct Params {
     out_strides: array<vec4<u32>, 2>,
     in_strides: array<vec4<u32>, 2>,
     len_strides: array<vec4<u32>, 2>,
-    // Invocations with work to do: output elements, or output words for 1- and 2-byte types.
+    // Invocations with work to do.
     count: u32,
+    // The vector kernels: 16-byte vectors in one row or run of the innermost dimension.
+    vecs: u32,
+    // The vector kernels: invocations per row or run (`Rows`, `Runs`), or blocks of
+    // STEPS positions along the axis (`Gather`).
+    segments: u32,
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read> src: array<u32>;
 @group(0) @binding(2) var<storage, read> lengths: array<u32>;
-@group(0) @binding(3) var<storage, read_write> dst: array<u32>;
 
 fn size_at(d: u32) -> u32 {
     return params.sizes[d >> 2u][d & 3u];

@@ -17,6 +17,9 @@ fn read_element(offset: u32) -> u32 {
     return (word >> ((offset % ELEMS_PER_WORD) * ELEM_BITS)) & ELEM_MASK;
 }
 
+@group(0) @binding(1) var<storage, read> src: array<u32>;
+@group(0) @binding(3) var<storage, read_write> dst: array<u32>;
+
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn main(
     @builtin(workgroup_id) group: vec3<u32>,

@@ -4,6 +4,9 @@
 // 32-bit words per element: 1, 2 or 4.
 override ELEM_WORDS: u32;
 
+@group(0) @binding(1) var<storage, read> src: array<u32>;
+@group(0) @binding(3) var<storage, read_write> dst: array<u32>;
+
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn main(
     @builtin(workgroup_id) group: vec3<u32>,

@@ -3,8 +3,9 @@
 use wgpu::util::DeviceExt;
 
 use crate::layout::Layout;
-use crate::shaders::{Kernel, PipelineKey, WORKGROUP_SIZE};
-use crate::{Error, Gpu, ReverseSubsequences, TensorRole};
+use crate::plan::Plan;
+use crate::shaders::{PipelineKey, WORKGROUP_SIZE};
+use crate::{Error, Gpu, ReverseSubsequences, TensorRole, Variant};
 
 /// The layout uniform; matches `Params` in `shaders/common.wgsl`.
 #[repr(C)]
@@ -15,7 +16,9 @@ struct Params {
     in_strides: [u32; 8],
     len_strides: [u32; 8],
     count: u32,
-    _pad: [u32; 3],
+    vecs: u32,
+    segments: u32,
+    _pad: u32,
 }
 
 pub(crate) const PARAMS_SIZE: u64 = std::mem::size_of::<Params>() as u64;
@@ -29,7 +32,7 @@ pub struct CompiledReverse {
     key: PipelineKey,
     pipeline: wgpu::ComputePipeline,
     params: wgpu::Buffer,
-    /// Invocations with work: output elements, or output words for the sub-word kernel.
+    /// Invocations with work; 0 for a tensor without elements.
     invocations: u32,
     workgroups: [u32; 2],
     /// The device's `min_storage_buffer_offset_alignment`.
@@ -58,19 +61,18 @@ impl CompiledReverse {
         }
 
         let layout = Layout::canonical(desc);
+        let element_bytes = desc.input.data_type().size_in_bytes();
+        let plan = Plan::new(&layout, element_bytes, bytes[2], gpu.inner.cpu);
         let key = PipelineKey {
-            element_bytes: desc.input.data_type().size_in_bytes(),
+            variant: plan.variant,
+            steps: plan.steps,
+            element_bytes,
             rank: layout.rank() as u32,
             axis: layout.axis as u32,
             length_bytes: desc.sequence_lengths.data_type().size_in_bytes(),
             signed_lengths: desc.sequence_lengths.data_type().is_signed_integer(),
         };
-        // Both counts are below 2^32 (validate bounds the output by MAX_TENSOR_BYTES),
-        // and 0 for a tensor without elements, whose minimum size is 0.
-        let invocations = match key.kernel() {
-            Kernel::Words => layout.element_count(),
-            Kernel::Subword => bytes[2].div_ceil(4),
-        } as u32;
+        let invocations = plan.invocations;
         let groups = invocations.div_ceil(WORKGROUP_SIZE);
         let max = limits.max_compute_workgroups_per_dimension.max(1);
         let x = groups.min(max);
@@ -78,10 +80,7 @@ impl CompiledReverse {
         // Unreachable on adapters that meet WebGPU's 65,535 groups per dimension,
         // but an adapter below that gets an error, not a short dispatch.
         if y > max {
-            let bytes_per_invocation = match key.kernel() {
-                Kernel::Words => u64::from(key.element_bytes),
-                Kernel::Subword => 4,
-            };
+            let bytes_per_invocation = bytes[2] / u64::from(invocations);
             return Err(Error::TensorTooLarge {
                 tensor: TensorRole::Output,
                 bytes: bytes[2],
@@ -95,7 +94,9 @@ impl CompiledReverse {
             in_strides: [0; 8],
             len_strides: [0; 8],
             count: invocations,
-            _pad: [0; 3],
+            vecs: plan.vecs,
+            segments: plan.segments,
+            _pad: 0,
         };
         for (d, dim) in layout.dims.iter().enumerate() {
             params.sizes[d] = dim.size;
@@ -133,6 +134,11 @@ impl CompiledReverse {
     /// The pipeline key it runs under.
     pub fn key(&self) -> PipelineKey {
         self.key
+    }
+
+    /// The kernel variant the plan chose for its layout.
+    pub fn variant(&self) -> Variant {
+        self.key.variant
     }
 
     /// Workgroups dispatched, in x and y (more than 65,535 fold into y).

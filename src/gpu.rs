@@ -20,6 +20,9 @@ pub(crate) struct Inner {
     pub(crate) device: wgpu::Device,
     pub(crate) queue: wgpu::Queue,
     pub(crate) bind_group_layout: wgpu::BindGroupLayout,
+    /// Whether the adapter is a CPU (lavapipe, SwiftShader, WARP): the plan runs
+    /// more work per invocation there.
+    pub(crate) cpu: bool,
     pipeline_layout: wgpu::PipelineLayout,
     cache: PipelineCache,
 }
@@ -94,13 +97,16 @@ impl Gpu {
     /// Wraps a device the caller owns. The kernels need no optional feature and
     /// only the default limits; larger limits allow larger tensors.
     pub fn from_wgpu(device: wgpu::Device, queue: wgpu::Queue) -> Gpu {
-        let storage = |binding, read_only| wgpu::BindGroupLayoutEntry {
+        // Input and output are `array<u32>` in some kernels and `array<vec4<u32>>` in
+        // others, so their minimum size is left to each pipeline; `record` checks
+        // every binding against the tensor before wgpu sees it.
+        let storage = |binding, read_only, min_binding_size| wgpu::BindGroupLayoutEntry {
             binding,
             visibility: wgpu::ShaderStages::COMPUTE,
             ty: wgpu::BindingType::Buffer {
                 ty: wgpu::BufferBindingType::Storage { read_only },
                 has_dynamic_offset: false,
-                min_binding_size: wgpu::BufferSize::new(4),
+                min_binding_size,
             },
             count: None,
         };
@@ -117,9 +123,9 @@ impl Gpu {
                     },
                     count: None,
                 },
-                storage(1, true),
-                storage(2, true),
-                storage(3, false),
+                storage(1, true, None),
+                storage(2, true, wgpu::BufferSize::new(4)),
+                storage(3, false, None),
             ],
         });
         let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
@@ -127,11 +133,13 @@ impl Gpu {
             bind_group_layouts: &[Some(&bind_group_layout)],
             immediate_size: 0,
         });
+        let cpu = device.adapter_info().device_type == wgpu::DeviceType::Cpu;
         Gpu {
             inner: Arc::new(Inner {
                 device,
                 queue,
                 bind_group_layout,
+                cpu,
                 pipeline_layout,
                 cache: PipelineCache::default(),
             }),

@@ -47,9 +47,9 @@ impl Layout {
         let mut dims: Vec<Dim> = order.iter().map(|&d| dim(d)).collect();
 
         // The axis takes its place by output stride like any other dimension, except
-        // when its size is 1: it then reverses nothing and sits innermost with stride
-        // 1, where it still nests and adds no offset. Size-0 dimensions stay: they make
-        // the element count 0.
+        // when its size is 0 or 1: it then reverses nothing and sits innermost with
+        // stride 1, where it still nests and adds no offset; a size of 0 stays, so the
+        // element count stays 0. Other size-0 dimensions stay for the same reason.
         let axis_dim = dim(axis);
         let canonical_axis = if axis_dim.size > 1 {
             dims.iter()
@@ -62,7 +62,7 @@ impl Layout {
             axis_dim
         } else {
             Dim {
-                size: 1,
+                size: axis_dim.size,
                 output: 1,
                 input: 0,
                 lengths: 0,

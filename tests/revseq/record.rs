@@ -1,7 +1,7 @@
 //! Recording into the caller's encoder: bindings at offsets inside larger buffers,
 //! canaries around the output that must survive, and binding errors.
 
-use revseq::{reference, DataType, Error, ReverseSubsequences, TensorDesc, TensorRole};
+use revseq::{reference, DataType, Error, ReverseSubsequences, TensorDesc, TensorRole, Variant};
 use wgpu::util::DeviceExt;
 
 use crate::support::{gpu, Rng};
@@ -107,6 +107,47 @@ fn bindings_at_offsets_leave_the_rest_of_the_buffer_alone() {
             0,
         );
         run_at_offset(&desc, seed as u64 + 100);
+    }
+}
+
+#[test]
+fn fast_variants_at_offsets_leave_the_rest_of_the_buffer_alone() {
+    for (seed, data_type) in DataType::ALL.into_iter().enumerate() {
+        let v = 16 / data_type.size_in_bytes(); // elements per 16-byte vector
+        let n = 3 * v.max(2);
+        let cases = [
+            (
+                ReverseSubsequences::new(
+                    TensorDesc::new(data_type, &[3, n]),
+                    TensorDesc::new(DataType::Uint32, &[3, 1]),
+                    TensorDesc::new(data_type, &[3, n]),
+                    1,
+                ),
+                Variant::Rows,
+            ),
+            (
+                ReverseSubsequences::new(
+                    TensorDesc::new(data_type, &[2, 5, n]),
+                    TensorDesc::new(DataType::Uint32, &[2, 1, n]).with_strides(&[1, 0, 0]),
+                    TensorDesc::new(data_type, &[2, 5, n]),
+                    1,
+                ),
+                Variant::Runs,
+            ),
+            (
+                ReverseSubsequences::new(
+                    TensorDesc::new(data_type, &[5, n]),
+                    TensorDesc::new(DataType::Uint32, &[1, n]),
+                    TensorDesc::new(data_type, &[5, n]),
+                    0,
+                ),
+                Variant::Gather,
+            ),
+        ];
+        for (desc, variant) in cases {
+            assert_eq!(gpu().compile(&desc).unwrap().variant(), variant);
+            run_at_offset(&desc, 200 + seed as u64);
+        }
     }
 }
 

@@ -31,6 +31,25 @@ pub(crate) fn gpu() -> &'static Gpu {
     })
 }
 
+/// A second device on the same kind of adapter, with `limits` lowered from the
+/// adapter's own: small limits make paths that normally need huge tensors (folded
+/// dispatches) run on small ones.
+pub(crate) fn gpu_with_limits(lower: impl FnOnce(&mut wgpu::Limits)) -> Gpu {
+    let instance =
+        wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+    let adapter = pollster::block_on(instance.request_adapter(&Default::default()))
+        .expect("GPU tests need an adapter: apt-get install -y mesa-vulkan-drivers");
+    let mut limits = adapter.limits();
+    lower(&mut limits);
+    let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+        label: Some("revseq tests, lowered limits"),
+        required_limits: limits,
+        ..Default::default()
+    }))
+    .expect("a device with lower limits than the adapter's");
+    Gpu::from_wgpu(device, queue)
+}
+
 /// SplitMix64: small, seeded, good enough to fill tensors and pick shapes.
 pub(crate) struct Rng(u64);
 
@@ -103,7 +122,17 @@ pub(crate) fn assert_matches_reference(
     input: &[u8],
     lengths: &[u8],
 ) -> Vec<u8> {
-    let compiled = gpu()
+    assert_matches_reference_on(gpu(), desc, input, lengths)
+}
+
+/// [`assert_matches_reference`] on another device.
+pub(crate) fn assert_matches_reference_on(
+    gpu: &Gpu,
+    desc: &ReverseSubsequences,
+    input: &[u8],
+    lengths: &[u8],
+) -> Vec<u8> {
+    let compiled = gpu
         .compile(desc)
         .unwrap_or_else(|e| panic!("compile failed for {desc:?}: {e}"));
     let out_len = desc.output.min_size_in_bytes() as usize + 5;

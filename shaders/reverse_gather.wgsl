@@ -1,0 +1,125 @@
+// The reversed axis outside a contiguous innermost dimension along which the length
+// changes from element to element (`Gather`): each element of an output vector may
+// come from another position along the axis, so the vector is gathered element by
+// element. An invocation owns one vector column and STEPS positions along the axis,
+// loading the column's lengths once for all of them.
+//
+// The column's lengths live in four vec4 (no private array, whose dynamic indexing
+// a CPU adapter turns into per-lane memory traffic), four elements' sources are
+// computed at once, and every index into a vector is a constant.
+
+// Lengths of elements `first`..`first + 3` of the column; only the first `count`
+// (a constant) are read, so that no read leaves the lengths tensor.
+fn lengths4(len_offset: u32, first: u32, stride: u32, n: u32, count: u32) -> vec4<u32> {
+    var lens = vec4(lane_length(len_offset + first * stride, n), 0u, 0u, 0u);
+    if (count >= 2u) {
+        lens.y = lane_length(len_offset + (first + 1u) * stride, n);
+    }
+    if (count >= 4u) {
+        lens.z = lane_length(len_offset + (first + 2u) * stride, n);
+        lens.w = lane_length(len_offset + (first + 3u) * stride, n);
+    }
+    return lens;
+}
+
+// Input element indices of four adjacent elements at axis position `t`, the first
+// at `base` when not reversed.
+fn sources(base: u32, t: u32, lens: vec4<u32>, in_axis: u32) -> vec4<u32> {
+    let s = select(vec4(t), lens - 1u - t, vec4(t) < lens);
+    return base + vec4(0u, 1u, 2u, 3u) + s * in_axis;
+}
+
+// Input element `x` of 1 or 2 bytes, as the low bits of a word.
+fn narrow(x: u32, per_word: u32, bits: u32) -> u32 {
+    let word = src[x / ELEMS_PER_VEC][(x / per_word) & 3u];
+    return (word >> ((x % per_word) * bits)) & ((1u << bits) - 1u);
+}
+
+// A word of four 1-byte elements.
+fn bytes4(x: vec4<u32>) -> u32 {
+    return narrow(x.x, 4u, 8u) | (narrow(x.y, 4u, 8u) << 8u) | (narrow(x.z, 4u, 8u) << 16u)
+        | (narrow(x.w, 4u, 8u) << 24u);
+}
+
+// Two words of two 2-byte elements each.
+fn halves4(x: vec4<u32>) -> vec2<u32> {
+    return vec2(
+        narrow(x.x, 2u, 16u) | (narrow(x.y, 2u, 16u) << 16u),
+        narrow(x.z, 2u, 16u) | (narrow(x.w, 2u, 16u) << 16u),
+    );
+}
+
+// One 8-byte element: half of an input vector.
+fn pair(x: u32) -> vec2<u32> {
+    let v = src[x / 2u];
+    return select(v.xy, v.zw, (x & 1u) != 0u);
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn main(
+    @builtin(workgroup_id) group: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+    @builtin(local_invocation_index) local: u32,
+) {
+    let id = invocation_index(group, groups, local);
+    if (id >= params.count) {
+        return;
+    }
+    let run = id / params.vecs;
+    let column = id - run * params.vecs;
+    let o = outer(run, params.segments);
+    let n = size_at(AXIS);
+    let first = o.t * STEPS;
+    let last = min(first + STEPS, n);
+    let element = column * ELEMS_PER_VEC;
+    let stride = len_stride_at(RANK - 1u);
+
+    // Lengths of the column's elements; vectors past ELEMS_PER_VEC stay unused.
+    let la = lengths4(o.len_offset, element, stride, n, min(ELEMS_PER_VEC, 4u));
+    var lb = vec4(0u);
+    var lc = vec4(0u);
+    var ld = vec4(0u);
+    if (ELEMS_PER_VEC >= 8u) {
+        lb = lengths4(o.len_offset, element + 4u, stride, n, 4u);
+    }
+    if (ELEMS_PER_VEC == 16u) {
+        lc = lengths4(o.len_offset, element + 8u, stride, n, 4u);
+        ld = lengths4(o.len_offset, element + 12u, stride, n, 4u);
+    }
+
+    let base = o.in_offset + element;
+    let in_axis = in_stride_at(AXIS);
+    // A constant trip count, so that the loop unrolls; the bound is a mask.
+    for (var k = 0u; k < STEPS; k++) {
+        let t = first + k;
+        if (t >= last) {
+            break;
+        }
+        var v: vec4<u32>;
+        switch ELEM_BYTES {
+            case 1u: {
+                v = vec4(
+                    bytes4(sources(base, t, la, in_axis)),
+                    bytes4(sources(base + 4u, t, lb, in_axis)),
+                    bytes4(sources(base + 8u, t, lc, in_axis)),
+                    bytes4(sources(base + 12u, t, ld, in_axis)),
+                );
+            }
+            case 2u: {
+                v = vec4(halves4(sources(base, t, la, in_axis)), halves4(sources(base + 4u, t, lb, in_axis)));
+            }
+            case 4u: {
+                let x = sources(base, t, la, in_axis);
+                v = vec4(src[x.x / 4u][x.x & 3u], src[x.y / 4u][x.y & 3u], src[x.z / 4u][x.z & 3u], src[x.w / 4u][x.w & 3u]);
+            }
+            case 8u: {
+                let x = sources(base, t, la, in_axis);
+                v = vec4(pair(x.x), pair(x.y));
+            }
+            default: {
+                v = src[sources(base, t, la, in_axis).x];
+            }
+        }
+        dst[vec_index(o.out_offset + t * out_stride_at(AXIS) + element)] = v;
+    }
+}

@@ -1,0 +1,102 @@
+// The reversed axis innermost and contiguous in input and output (`Rows`): each
+// invocation writes STEPS consecutive vectors of one row.
+//
+// Output vector j of a row holds the row's bytes [16j, 16j + 16). With LB the lane's
+// length in bytes, its reversed bytes (those below LB) come from the 16 bytes that
+// start at LB - 16(j + 1), read backwards element by element. That window straddles
+// two aligned source vectors and starts `LB mod 16` bytes into the lower one, the
+// same shift for the whole row; walking j upwards walks the source downwards, so each
+// step loads one new vector and reuses the previous one as its upper half. Bytes at
+// or past LB are copied from source vector j, which is what the step loads once the
+// reversed part is behind it.
+
+// The 16 bytes that start `shift` bytes into `lo`, continuing into `hi`.
+fn funnel(lo: vec4<u32>, hi: vec4<u32>, shift: u32) -> vec4<u32> {
+    let by2 = (shift & 8u) != 0u;
+    let by1 = (shift & 4u) != 0u;
+    // Whole words first: two, then one.
+    let u = select(lo, vec4(lo.zw, hi.xy), by2);
+    let u4 = select(hi.x, hi.z, by2);
+    let u5 = select(hi.y, hi.w, by2);
+    let v = select(u, vec4(u.yzw, u4), by1);
+    if (ELEM_BYTES >= 4u) {
+        return v; // element-aligned windows never split a word
+    }
+    let v4 = select(u4, u5, by1);
+    let bits = (shift & 3u) * 8u;
+    let joined = (v >> vec4(bits)) | (vec4(v.yzw, v4) << vec4((32u - bits) & 31u));
+    return select(v, joined, bits != 0u);
+}
+
+// The elements of a vector in reverse order; bytes within an element keep theirs.
+fn reverse_elements(v: vec4<u32>) -> vec4<u32> {
+    switch ELEM_BYTES {
+        case 1u: {
+            let halves = (v >> vec4(16u)) | (v << vec4(16u));
+            let bytes = ((halves >> vec4(8u)) & vec4(0x00FF00FFu)) | ((halves << vec4(8u)) & vec4(0xFF00FF00u));
+            return bytes.wzyx;
+        }
+        case 2u: {
+            return ((v >> vec4(16u)) | (v << vec4(16u))).wzyx;
+        }
+        case 4u: {
+            return v.wzyx;
+        }
+        case 8u: {
+            return v.zwxy;
+        }
+        default: {
+            return v;
+        }
+    }
+}
+
+// Bits of a vector's words that lie in its first `bytes` bytes (0..=16).
+fn leading_bytes_mask(bytes: u32) -> vec4<u32> {
+    let in_word = vec4(clamp(i32(bytes) - vec4(0, 4, 8, 12), vec4(0), vec4(4)));
+    let partial = (vec4(1u) << (vec4<u32>(min(in_word, vec4(3))) * 8u)) - 1u;
+    return select(partial, vec4(0xFFFFFFFFu), in_word == vec4(4));
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn main(
+    @builtin(workgroup_id) group: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+    @builtin(local_invocation_index) local: u32,
+) {
+    let id = invocation_index(group, groups, local);
+    if (id >= params.count) {
+        return;
+    }
+    let row = id / params.segments;
+    let first = (id - row * params.segments) * STEPS;
+    let last = min(first + STEPS, params.vecs);
+    let o = outer(row, 1u);
+    let in_row = vec_index(o.in_offset);
+    let out_row = vec_index(o.out_offset);
+
+    // Row bytes are below 2^32, so none of this overflows.
+    let lb = lane_length(o.len_offset, size_at(AXIS)) * ELEM_BYTES;
+    let lb_vecs = lb >> 4u;
+    let shift = lb & 15u;
+    // The upper half of the first window: the vector above the mirror while the
+    // vector is wholly reversed, the row's first vector while it straddles LB
+    // (unused once it is wholly copied). Clamped into the row: with shift 0 it is
+    // not used, and may lie one past the row.
+    // Vector LB / 16 straddles LB: its first LB mod 16 bytes are reversed, the rest
+    // copied. Vectors below it are wholly reversed, those above wholly copied.
+    let straddling = leading_bytes_mask(shift);
+    var hi = src[in_row + min(select(first, lb_vecs - first, 16u * first < lb), params.vecs - 1u)];
+    // A constant trip count, so that the loop unrolls; the bound is a mask.
+    for (var k = 0u; k < STEPS; k++) {
+        let j = first + k;
+        if (j < last) {
+            let reversed_only = 16u * (j + 1u) <= lb;
+            let x = src[in_row + select(j, lb_vecs - j - 1u, reversed_only)];
+            let reversed = reverse_elements(funnel(x, hi, shift));
+            let mask = select(select(vec4(0u), straddling, 16u * j < lb), vec4(0xFFFFFFFFu), reversed_only);
+            dst[out_row + j] = (reversed & mask) | (x & ~mask);
+            hi = x;
+        }
+    }
+}

@@ -1,0 +1,57 @@
+// Shared by the vector kernels (`Rows`, `Runs`, `Gather`), which move 16-byte
+// vectors. The plan picks them only when the innermost dimension of the canonical
+// layout is contiguous in input and output, a row or run of it is a whole number of
+// vectors and every other stride keeps rows and runs 16-byte aligned, so that every
+// vector a kernel stores lies inside the output tensor.
+
+// Bytes per element: 1, 2, 4, 8 or 16.
+override ELEM_BYTES: u32;
+// Vectors (or axis positions, for `Gather`) each invocation handles: several on a
+// CPU adapter, where one invocation's loop reuses what it loaded; 1 on a GPU, where
+// neighbouring invocations must touch neighbouring memory.
+override STEPS: u32;
+
+// Derived; never set by the host.
+override ELEMS_PER_VEC: u32 = 16u / ELEM_BYTES;
+
+@group(0) @binding(1) var<storage, read> src: array<vec4<u32>>;
+@group(0) @binding(3) var<storage, read_write> dst: array<vec4<u32>>;
+
+// Offsets (in elements) and the axis coordinate of one row or run of the innermost
+// dimension: `index` in row-major order over every other dimension. The axis adds to
+// no offset (the caller decides which position along it to use); it counts
+// `axis_size` positions, which `Gather` sets to its blocks along the axis.
+struct Outer {
+    out_offset: u32,
+    in_offset: u32,
+    len_offset: u32,
+    t: u32,
+}
+
+fn outer(index: u32, axis_size: u32) -> Outer {
+    var o = Outer(0u, 0u, 0u, 0u);
+    var rem = index;
+    // Dimensions RANK-2 down to 0; the outermost takes what is left, undivided.
+    for (var k = 2u; k <= RANK; k++) {
+        let d = RANK - k;
+        var i = rem;
+        if (d > 0u) {
+            let size = select(size_at(d), axis_size, d == AXIS);
+            rem = rem / size;
+            i -= rem * size;
+        }
+        if (d == AXIS) {
+            o.t = i;
+        } else {
+            o.out_offset += i * out_stride_at(d);
+            o.in_offset += i * in_stride_at(d);
+            o.len_offset += i * len_stride_at(d);
+        }
+    }
+    return o;
+}
+
+// An element offset of a 16-byte-aligned position, in vectors.
+fn vec_index(element_offset: u32) -> u32 {
+    return element_offset / ELEMS_PER_VEC;
+}

@@ -1,0 +1,216 @@
+//! The plan: which kernel variant runs a canonical layout, and how its work is cut
+//! into invocations. Decided once, on the host, from the layout alone (and the kind
+//! of adapter); the kernels stay simple and the general one handles everything the
+//! fast ones do not.
+
+use crate::layout::Layout;
+
+/// A kernel family. [`Variant::General`] runs every descriptor; the others are fast
+/// paths for layouts whose innermost canonical dimension is contiguous in input and
+/// output, a whole number of 16-byte vectors long, with every other stride keeping
+/// those vectors aligned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Variant {
+    /// Any layout: one invocation per output element (4-, 8-, 16-byte elements) or
+    /// per 32-bit output word (1-, 2-byte elements).
+    General,
+    /// The reversed axis is the innermost dimension: 16-byte vectors of a row, each
+    /// built from a sliding window over the mirrored part of the row.
+    Rows,
+    /// The reversed axis is outside the innermost dimension and the length is the
+    /// same along it: whole runs move from their mirrored position.
+    Runs,
+    /// The reversed axis is outside the innermost dimension and the length changes
+    /// along it: each output vector is gathered element by element.
+    Gather,
+}
+
+impl Variant {
+    /// Every variant.
+    pub const ALL: [Variant; 4] = [
+        Variant::General,
+        Variant::Rows,
+        Variant::Runs,
+        Variant::Gather,
+    ];
+
+    /// The name the benchmark and test logs print.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Variant::General => "general",
+            Variant::Rows => "rows",
+            Variant::Runs => "runs",
+            Variant::Gather => "gather",
+        }
+    }
+
+    /// The most steps per invocation on an adapter of this kind: vectors of a row or
+    /// run (`Rows`, `Runs`) or positions along the axis (`Gather`). A CPU adapter
+    /// runs lanes in SIMD and pays per memory instruction, so several steps per
+    /// invocation amortise the index math and let `Rows` reuse each load; a GPU
+    /// wants neighbouring invocations on neighbouring vectors, so one step there,
+    /// except in `Gather`, whose steps walk the axis while neighbours stay on
+    /// neighbouring columns.
+    pub(crate) const fn max_steps(self, cpu: bool) -> u32 {
+        match (self, cpu) {
+            (Variant::General, _) => 1,
+            (Variant::Rows | Variant::Runs, true) => 8,
+            (Variant::Rows | Variant::Runs, false) => 1,
+            (Variant::Gather, _) => 16,
+        }
+    }
+
+    /// Every step count the plan may choose: the powers of two up to the most.
+    pub(crate) fn step_counts(self) -> impl Iterator<Item = u32> {
+        let most = self.max_steps(true).max(self.max_steps(false));
+        (0..=most.ilog2()).map(|p| 1 << p)
+    }
+}
+
+/// A variant and the counts its kernel needs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Plan {
+    pub(crate) variant: Variant,
+    pub(crate) steps: u32,
+    /// Vectors in one row or run of the innermost dimension (vector variants).
+    pub(crate) vecs: u32,
+    /// Invocations per row or run (`Rows`, `Runs`), or blocks of `steps` along the
+    /// axis (`Gather`).
+    pub(crate) segments: u32,
+    /// Invocations with work: at most one per output element or per output word, so
+    /// below 2^32 for every tensor `validate` admits.
+    pub(crate) invocations: u32,
+}
+
+impl Plan {
+    /// The plan for `layout` of `element_bytes`-byte elements; `output_bytes` is the
+    /// output's `min_size_in_bytes`, `cpu` whether the adapter is a CPU.
+    pub(crate) fn new(layout: &Layout, element_bytes: u32, output_bytes: u64, cpu: bool) -> Plan {
+        let general = Plan {
+            variant: Variant::General,
+            steps: 1,
+            vecs: 0,
+            segments: 0,
+            invocations: if element_bytes < 4 {
+                output_bytes.div_ceil(4)
+            } else {
+                layout.element_count()
+            } as u32,
+        };
+        let Some(vector) = VectorLayout::of(layout, element_bytes) else {
+            return general;
+        };
+        let rank = layout.rank();
+        let elements = layout.element_count();
+        let inner = layout.dims[rank - 1];
+        let variant = if layout.axis == rank - 1 {
+            Variant::Rows
+        } else if inner.lengths == 0 {
+            Variant::Runs
+        } else {
+            Variant::Gather
+        };
+        // Steps past the end of a row, run or axis would idle: no more than it holds.
+        let n = layout.dims[layout.axis].size;
+        let span = if variant == Variant::Gather {
+            n
+        } else {
+            vector.vecs
+        };
+        let steps = variant.max_steps(cpu).min(span.next_power_of_two());
+        let runs = elements / u64::from(inner.size);
+        let (segments, invocations) = match variant {
+            Variant::Gather => {
+                let segments = n.div_ceil(steps);
+                let columns = runs / u64::from(n) * u64::from(vector.vecs);
+                (segments, columns * u64::from(segments))
+            }
+            _ => {
+                let segments = vector.vecs.div_ceil(steps);
+                (segments, runs * u64::from(segments))
+            }
+        };
+        Plan {
+            variant,
+            steps,
+            vecs: vector.vecs,
+            segments,
+            invocations: invocations as u32,
+        }
+    }
+}
+
+/// What the vector variants need of a layout.
+struct VectorLayout {
+    /// 16-byte vectors per row or run of the innermost dimension.
+    vecs: u32,
+}
+
+impl VectorLayout {
+    fn of(layout: &Layout, element_bytes: u32) -> Option<VectorLayout> {
+        let inner = *layout.dims.last()?;
+        let bytes = |elements: u32| u64::from(elements) * u64::from(element_bytes);
+        let aligned = |elements: u32| bytes(elements) % 16 == 0;
+        let row_bytes = bytes(inner.size);
+        let fits = layout.element_count() > 0
+            && inner.output == 1
+            && inner.input == 1
+            && row_bytes % 16 == 0
+            && layout.dims[..layout.rank() - 1]
+                .iter()
+                .all(|d| aligned(d.output) && aligned(d.input));
+        fits.then_some(VectorLayout {
+            vecs: (row_bytes / 16) as u32,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{DataType, ReverseSubsequences, TensorDesc};
+
+    fn plan(data_type: DataType, sizes: &[u32], axis: u32, cpu: bool) -> Plan {
+        let mut length_sizes = sizes.to_vec();
+        length_sizes[axis as usize] = 1;
+        let desc = ReverseSubsequences::new(
+            TensorDesc::new(data_type, sizes),
+            TensorDesc::new(DataType::Uint32, &length_sizes),
+            TensorDesc::new(data_type, sizes),
+            axis,
+        );
+        desc.validate().unwrap();
+        Plan::new(
+            &Layout::canonical(&desc),
+            data_type.size_in_bytes(),
+            desc.output.min_size_in_bytes(),
+            cpu,
+        )
+    }
+
+    #[test]
+    fn the_variant_depends_on_the_layout_and_the_steps_on_the_adapter() {
+        for (sizes, axis, variant) in [
+            (&[100, 64][..], 1, Variant::Rows),
+            (&[64, 100], 0, Variant::Gather),
+            (&[100, 63], 1, Variant::General),
+        ] {
+            let cpu = plan(DataType::Float32, sizes, axis, true);
+            let gpu = plan(DataType::Float32, sizes, axis, false);
+            assert_eq!((cpu.variant, gpu.variant), (variant, variant));
+        }
+        // 64 four-byte elements are 16 vectors a row: 8 per invocation on a CPU,
+        // one per invocation, neighbours on neighbours, on a GPU.
+        let cpu = plan(DataType::Float32, &[100, 64], 1, true);
+        let gpu = plan(DataType::Float32, &[100, 64], 1, false);
+        assert_eq!((cpu.steps, cpu.segments, cpu.invocations), (8, 2, 200));
+        assert_eq!((gpu.steps, gpu.segments, gpu.invocations), (1, 16, 1600));
+        // A row of 3 vectors gets 4 steps, not 8 that would idle.
+        let short = plan(DataType::Uint8, &[10, 48], 1, true);
+        assert_eq!((short.steps, short.invocations), (4, 10));
+        // Gather walks the axis: blocks of 16 positions, one column each.
+        let gather = plan(DataType::Float32, &[64, 100], 0, true);
+        assert_eq!((gather.steps, gather.segments, gather.vecs), (16, 4, 25));
+        assert_eq!(gather.invocations, 4 * 25);
+    }
+}

@@ -1,0 +1,374 @@
+//! The plan's kernel variants: which layouts select which variant (so that a fast
+//! path cannot silently fall back, nor a fallback hide a fast path's bug), every
+//! variant against the reference for every width and length type, the boundaries
+//! of each fast path, and strided, gapped and broadcast layouts on the fast paths.
+
+use revseq::{DataType, ReverseSubsequences, TensorDesc, Variant};
+
+use crate::support::{
+    assert_matches_reference, assert_matches_reference_on, gpu, gpu_with_limits,
+    interesting_lengths, length_bytes, Rng, LENGTH_TYPES,
+};
+
+const WIDTHS: [DataType; 5] = [
+    DataType::Uint8,
+    DataType::Float16,
+    DataType::Float32,
+    DataType::Uint64,
+    DataType::Complex128,
+];
+
+/// Packed input and output of `sizes`, lengths of `length_type` with the input's
+/// sizes and 1 on `axis`, packed or with `length_strides`.
+fn desc(
+    data_type: DataType,
+    sizes: &[u32],
+    axis: u32,
+    length_type: DataType,
+    length_strides: Option<&[u32]>,
+) -> ReverseSubsequences {
+    let mut length_sizes = sizes.to_vec();
+    length_sizes[axis as usize] = 1;
+    let lengths = TensorDesc::new(length_type, &length_sizes);
+    ReverseSubsequences::new(
+        TensorDesc::new(data_type, sizes),
+        match length_strides {
+            Some(strides) => lengths.with_strides(strides),
+            None => lengths,
+        },
+        TensorDesc::new(data_type, sizes),
+        axis,
+    )
+}
+
+/// Elements of `data_type` in `bytes` bytes.
+fn elements(data_type: DataType, bytes: u32) -> u32 {
+    bytes / data_type.size_in_bytes()
+}
+
+/// Lengths for every slot of the lengths tensor, drawn from the values worth
+/// testing for the axis (0, 1, n, past n, past 2^32, negative).
+fn lengths_for(rng: &mut Rng, desc: &ReverseSubsequences) -> Vec<u8> {
+    let length_type = desc.sequence_lengths.data_type();
+    let pool = interesting_lengths(length_type, desc.input.sizes()[desc.axis as usize]);
+    let slots = desc.sequence_lengths.min_size_in_bytes() / u64::from(length_type.size_in_bytes());
+    (0..slots)
+        .flat_map(|_| length_bytes(length_type, pool[rng.below(pool.len() as u64) as usize]))
+        .collect()
+}
+
+/// Asserts the variant `desc` compiles to, then runs it against the reference.
+fn check(rng: &mut Rng, desc: &ReverseSubsequences, variant: Variant) {
+    let compiled = gpu().compile(desc).unwrap();
+    assert_eq!(compiled.variant(), variant, "{desc:?}");
+    assert_eq!(compiled.key().variant, variant);
+    let input = rng.bytes(desc.input.min_size_in_bytes() as usize);
+    let lengths = lengths_for(rng, desc);
+    assert_matches_reference(desc, &input, &lengths);
+}
+
+#[test]
+fn each_layout_selects_its_variant() {
+    let u32s = DataType::Uint32;
+    let i64s = DataType::Int64;
+    let cases = [
+        // Axis innermost: Rows when a row is a whole number of 16-byte vectors.
+        (
+            desc(DataType::Float32, &[5, 64], 1, u32s, None),
+            Variant::Rows,
+        ),
+        (
+            desc(DataType::Uint8, &[5, 48], 1, u32s, None),
+            Variant::Rows,
+        ),
+        (
+            desc(DataType::Float16, &[5, 8], 1, u32s, None),
+            Variant::Rows,
+        ),
+        (
+            desc(DataType::Uint8, &[5, 63], 1, u32s, None),
+            Variant::General,
+        ),
+        (
+            desc(DataType::Float32, &[5, 63], 1, u32s, None),
+            Variant::General,
+        ),
+        // ONNX [batch, time, inner] and [time, batch, inner]: Runs.
+        (
+            desc(DataType::Float32, &[3, 7, 4], 1, i64s, Some(&[1, 0, 0])),
+            Variant::Runs,
+        ),
+        (
+            desc(DataType::Uint8, &[7, 3, 32], 0, i64s, Some(&[0, 1, 0])),
+            Variant::Runs,
+        ),
+        (
+            desc(DataType::Float32, &[3, 7, 3], 1, i64s, Some(&[1, 0, 0])),
+            Variant::General,
+        ),
+        // One length per element along the inner dimension: Gather.
+        (
+            desc(DataType::Float32, &[7, 4], 0, u32s, None),
+            Variant::Gather,
+        ),
+        (
+            desc(DataType::Uint8, &[2, 7, 16], 1, u32s, None),
+            Variant::Gather,
+        ),
+        (
+            desc(DataType::Float32, &[7, 5], 0, u32s, None),
+            Variant::General,
+        ),
+        // ONNX [time, batch]: the batch is the inner dimension, one length each.
+        (
+            desc(DataType::Float32, &[7, 8], 0, i64s, Some(&[0, 1])),
+            Variant::Gather,
+        ),
+        // A size-1 axis reverses nothing; the general kernel copies.
+        (
+            desc(DataType::Float32, &[5, 1], 1, u32s, None),
+            Variant::General,
+        ),
+    ];
+    for (desc, variant) in cases {
+        let compiled = gpu().compile(&desc).unwrap();
+        assert_eq!(compiled.variant(), variant, "{desc:?}");
+    }
+}
+
+#[test]
+fn strides_decide_whether_rows_stay_aligned() {
+    let mut rng = Rng::new(21);
+    let base = desc(DataType::Float32, &[6, 16], 1, DataType::Uint32, None);
+    let with = |input: &[u32], output: &[u32]| {
+        ReverseSubsequences::new(
+            base.input.clone().with_strides(input),
+            base.sequence_lengths.clone(),
+            base.output.clone().with_strides(output),
+            1,
+        )
+    };
+    // Row pitches that keep every row 16-byte aligned, including a broadcast input.
+    check(&mut rng, &with(&[20, 1], &[24, 1]), Variant::Rows);
+    check(&mut rng, &with(&[0, 1], &[16, 1]), Variant::Rows);
+    // A pitch of 17 elements starts rows at 4-byte offsets: general.
+    check(&mut rng, &with(&[17, 1], &[16, 1]), Variant::General);
+    check(&mut rng, &with(&[16, 1], &[17, 1]), Variant::General);
+    // The axis strided in the input: general.
+    check(&mut rng, &with(&[1, 6], &[16, 1]), Variant::General);
+}
+
+#[test]
+fn every_variant_width_and_length_type_matches_the_reference() {
+    let mut rng = Rng::new(22);
+    let mut cases = 0;
+    for data_type in WIDTHS {
+        for length_type in LENGTH_TYPES {
+            // Rows of 2, 3, 5 and 9 vectors: a power of two, several, fewer than
+            // the steps per invocation, and more than one invocation per row.
+            for vecs in [2, 3, 5, 9] {
+                let n = elements(data_type, 16 * vecs);
+                let d = desc(data_type, &[7, n], 1, length_type, None);
+                check(&mut rng, &d, Variant::Rows);
+                let d = desc(data_type, &[n], 0, length_type, None);
+                for _ in 0..4 {
+                    check(&mut rng, &d, Variant::Rows);
+                }
+                cases += 5;
+            }
+            // Inner runs of 2, 3 and 9 vectors (a run of one 16-byte element is
+            // dropped from the canonical layout, leaving the axis innermost).
+            for vecs in [2, 3, 9] {
+                let inner = elements(data_type, 16 * vecs);
+                // ONNX batch-major and time-major, and lengths that vary along an
+                // outer dimension only.
+                let d = desc(data_type, &[3, 6, inner], 1, length_type, Some(&[1, 0, 0]));
+                check(&mut rng, &d, Variant::Runs);
+                let d = desc(data_type, &[6, 3, inner], 0, length_type, Some(&[0, 1, 0]));
+                check(&mut rng, &d, Variant::Runs);
+                // One length per element: the axis outermost, and in the middle with
+                // an axis longer than the steps per invocation.
+                let d = desc(data_type, &[6, inner], 0, length_type, None);
+                check(&mut rng, &d, Variant::Gather);
+                let d = desc(data_type, &[2, 19, inner], 1, length_type, None);
+                check(&mut rng, &d, Variant::Gather);
+                cases += 4;
+            }
+        }
+    }
+    assert_eq!(cases, 5 * 4 * (4 * 5 + 3 * 4));
+}
+
+#[test]
+fn fast_paths_end_exactly_at_their_boundaries() {
+    let mut rng = Rng::new(23);
+    for data_type in WIDTHS {
+        let w = data_type.size_in_bytes();
+        // For 16-byte elements every row is whole vectors: all three are fast.
+        for bytes in [48 - w, 48, 48 + w] {
+            let n = bytes / w;
+            let aligned = bytes % 16 == 0;
+            let pick = |fast| if aligned { fast } else { Variant::General };
+            // A row, a shared-length run and a per-element run of `bytes` bytes.
+            let d = desc(data_type, &[5, n], 1, DataType::Uint64, None);
+            check(&mut rng, &d, pick(Variant::Rows));
+            let d = desc(data_type, &[4, 5, n], 1, DataType::Int32, Some(&[1, 0, 0]));
+            check(&mut rng, &d, pick(Variant::Runs));
+            let d = desc(data_type, &[5, n], 0, DataType::Int64, None);
+            check(&mut rng, &d, pick(Variant::Gather));
+        }
+    }
+}
+
+#[test]
+fn fast_paths_on_gapped_broadcast_and_transposed_layouts() {
+    let mut rng = Rng::new(24);
+    for data_type in WIDTHS {
+        let v = elements(data_type, 16); // elements per vector
+        let n = 3 * v;
+        for length_type in LENGTH_TYPES {
+            // Rows: gapped input and output rows, outer dimensions in another order,
+            // input broadcast along one of them, lengths broadcast along another.
+            let sizes = [2, 3, n];
+            let d = ReverseSubsequences::new(
+                TensorDesc::new(data_type, &sizes).with_strides(&[0, n + v, 1]),
+                TensorDesc::new(length_type, &[2, 3, 1]).with_strides(&[1, 0, 0]),
+                TensorDesc::new(data_type, &sizes).with_strides(&[n + 2 * v, 2 * (n + 2 * v), 1]),
+                2,
+            );
+            check(&mut rng, &d, Variant::Rows);
+            // Runs: time-major with gaps between runs in both tensors.
+            let sizes = [5, 2, n];
+            let d = ReverseSubsequences::new(
+                TensorDesc::new(data_type, &sizes).with_strides(&[2 * (n + v), n + v, 1]),
+                TensorDesc::new(length_type, &[1, 2, n]).with_strides(&[0, 1, 0]),
+                TensorDesc::new(data_type, &sizes).with_strides(&[2 * n + v, n, 1]),
+                0,
+            );
+            check(&mut rng, &d, Variant::Runs);
+            // Gather: lengths broadcast along the outer dimension, varying inside;
+            // the output gapped between axis positions.
+            let sizes = [2, 5, n];
+            let d = ReverseSubsequences::new(
+                TensorDesc::new(data_type, &sizes),
+                TensorDesc::new(length_type, &[2, 1, n]).with_strides(&[0, 0, 1]),
+                TensorDesc::new(data_type, &sizes).with_strides(&[5 * (n + v), n + v, 1]),
+                1,
+            );
+            check(&mut rng, &d, Variant::Gather);
+        }
+    }
+}
+
+#[test]
+fn random_vector_friendly_layouts_match_the_reference() {
+    // Random ranks, axes, orders, gaps and broadcasts, with an innermost dimension of
+    // whole vectors, so that most cases land on a fast path and some do not.
+    let mut rng = Rng::new(25);
+    let mut seen = std::collections::HashMap::new();
+    for _ in 0..300 {
+        let data_type = WIDTHS[rng.below(5) as usize];
+        let v = elements(data_type, 16);
+        let rank = 2 + rng.below(3) as usize;
+        let axis = rng.below(rank as u64) as usize;
+        let mut sizes: Vec<u32> = (0..rank).map(|_| 1 + rng.below(4) as u32).collect();
+        sizes[rank - 1] = v * (1 + rng.below(3) as u32);
+        sizes[axis] = 2 + rng.below(12) as u32;
+        // Strides laid out innermost first, each outer one padded by whole vectors
+        // (or, now and then, by one element, which the fast paths must refuse).
+        let mut layout = |broadcast: bool| {
+            let mut strides = vec![0u32; rank];
+            let mut step = 1;
+            for d in (0..rank).rev() {
+                strides[d] = step;
+                let pad = match rng.below(6) {
+                    0 => 1,
+                    1 | 2 => v,
+                    _ => 0,
+                };
+                step = step * sizes[d] + if d == rank - 1 { 0 } else { pad };
+            }
+            if broadcast {
+                for (d, s) in strides.iter_mut().enumerate() {
+                    if d != rank - 1 && rng.below(4) == 0 {
+                        *s = 0;
+                    }
+                }
+            }
+            strides
+        };
+        let input = layout(true);
+        let output = layout(false);
+        let length_type = LENGTH_TYPES[rng.below(4) as usize];
+        let mut length_sizes = sizes.clone();
+        length_sizes[axis] = 1;
+        let mut length_strides = TensorDesc::new(length_type, &length_sizes).effective_strides();
+        for s in length_strides.iter_mut() {
+            if rng.below(3) == 0 {
+                *s = 0;
+            }
+        }
+        let length_strides: Vec<u32> = length_strides.iter().map(|&s| s as u32).collect();
+        let d = ReverseSubsequences::new(
+            TensorDesc::new(data_type, &sizes).with_strides(&input),
+            TensorDesc::new(length_type, &length_sizes).with_strides(&length_strides),
+            TensorDesc::new(data_type, &sizes).with_strides(&output),
+            axis as u32,
+        );
+        let variant = gpu().compile(&d).unwrap().variant();
+        *seen.entry(variant).or_insert(0) += 1;
+        let input_bytes = rng.bytes(d.input.min_size_in_bytes() as usize);
+        let lengths = lengths_for(&mut rng, &d);
+        assert_matches_reference(&d, &input_bytes, &lengths);
+    }
+    for variant in Variant::ALL {
+        assert!(seen.get(&variant).copied().unwrap_or(0) >= 20, "{seen:?}");
+    }
+}
+
+#[test]
+fn every_variant_folds_dispatches_past_the_workgroup_limit() {
+    // 16 workgroups per dimension: more than 4,096 invocations fold into y.
+    let small = gpu_with_limits(|limits| limits.max_compute_workgroups_per_dimension = 16);
+    let mut rng = Rng::new(26);
+    let cases = [
+        (
+            desc(DataType::Float32, &[4099, 3], 1, DataType::Uint32, None),
+            Variant::General,
+        ),
+        (
+            desc(DataType::Uint8, &[4099, 7], 1, DataType::Uint32, None),
+            Variant::General,
+        ),
+        (
+            desc(DataType::Float32, &[2100, 64], 1, DataType::Uint32, None),
+            Variant::Rows,
+        ),
+        (
+            desc(
+                DataType::Float16,
+                &[40, 64, 72],
+                1,
+                DataType::Int64,
+                Some(&[1, 0, 0]),
+            ),
+            Variant::Runs,
+        ),
+        (
+            desc(DataType::Uint8, &[9, 70000], 0, DataType::Uint32, None),
+            Variant::Gather,
+        ),
+    ];
+    for (d, variant) in cases {
+        let compiled = small.compile(&d).unwrap();
+        assert_eq!(compiled.variant(), variant, "{d:?}");
+        assert!(
+            compiled.workgroups()[1] > 1,
+            "{variant:?}: {:?} did not fold",
+            compiled.workgroups()
+        );
+        let input = rng.bytes(d.input.min_size_in_bytes() as usize);
+        let lengths = lengths_for(&mut rng, &d);
+        assert_matches_reference_on(&small, &d, &input, &lengths);
+    }
+}
