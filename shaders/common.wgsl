@@ -27,9 +27,12 @@ struct Params {
     count: u32,
     // The vector kernels: 16-byte vectors in one row or run of the innermost dimension.
     vecs: u32,
-    // The vector kernels: invocations per row or run (`Rows`, `Runs`), or blocks of
-    // STEPS positions along the axis (`Gather`).
+    // The vector kernels: invocations per row or run (`Rows`, `Runs`), blocks of
+    // STEPS positions along the axis (`Gather`, 1- and 2-byte elements) or bands of
+    // columns (`Gather`, wider elements).
     segments: u32,
+    // `Gather` of 4-byte and wider elements: vectors per band of columns.
+    band: u32,
 }
 
 @group(0) @binding(0) var<uniform> params: Params;

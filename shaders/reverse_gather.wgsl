@@ -1,8 +1,14 @@
 // The reversed axis outside a contiguous innermost dimension along which the length
 // changes from element to element (`Gather`): each element of an output vector may
 // come from another position along the axis, so the vector is gathered element by
-// element. An invocation owns one vector column and STEPS positions along the axis,
-// loading the column's lengths once for all of them.
+// element. Two traversals, by element width:
+// - 4 bytes and wider (WALK_AXIS false): each invocation writes STEPS consecutive
+//   vectors of one axis position, loading their few lengths as it goes. Invocations
+//   sweep a band of `params.band` columns at every axis position before the next
+//   band, so that writes stream and the band's input rows stay in cache.
+// - 1 and 2 bytes (WALK_AXIS true): a vector holds 16 or 8 lengths, too many to
+//   reload at every position, so each invocation owns one vector column and STEPS
+//   positions along the axis, loading the column's lengths once for all of them.
 //
 // The column's lengths live in four vec4 (no private array, whose dynamic indexing
 // a CPU adapter turns into per-lane memory traffic), four elements' sources are
@@ -55,6 +61,59 @@ fn pair(x: u32) -> vec2<u32> {
     return select(v.xy, v.zw, (x & 1u) != 0u);
 }
 
+// Which traversal; derived from the element width, never set by the host.
+override WALK_AXIS: bool = ELEM_BYTES < 4u;
+
+// The output vector at axis position `t` whose first element is input element
+// `base` when not reversed; la..ld hold the lengths of its elements, four each.
+fn gather(base: u32, t: u32, la: vec4<u32>, lb: vec4<u32>, lc: vec4<u32>, ld: vec4<u32>, in_axis: u32) -> vec4<u32> {
+    switch ELEM_BYTES {
+        case 1u: {
+            return vec4(
+                bytes4(sources(base, t, la, in_axis)),
+                bytes4(sources(base + 4u, t, lb, in_axis)),
+                bytes4(sources(base + 8u, t, lc, in_axis)),
+                bytes4(sources(base + 12u, t, ld, in_axis)),
+            );
+        }
+        case 2u: {
+            return vec4(halves4(sources(base, t, la, in_axis)), halves4(sources(base + 4u, t, lb, in_axis)));
+        }
+        case 4u: {
+            let x = sources(base, t, la, in_axis);
+            return vec4(src[x.x / 4u][x.x & 3u], src[x.y / 4u][x.y & 3u], src[x.z / 4u][x.z & 3u], src[x.w / 4u][x.w & 3u]);
+        }
+        case 8u: {
+            let x = sources(base, t, la, in_axis);
+            return vec4(pair(x.x), pair(x.y));
+        }
+        default: {
+            return src[sources(base, t, la, in_axis).x];
+        }
+    }
+}
+
+// The lengths of the elements of the vector whose first element is `element`, four
+// per vec4; those past the vector's elements stay 0 and unread.
+struct Lengths {
+    a: vec4<u32>,
+    b: vec4<u32>,
+    c: vec4<u32>,
+    d: vec4<u32>,
+}
+
+fn vector_lengths(len_offset: u32, element: u32, stride: u32, n: u32) -> Lengths {
+    var l = Lengths(lengths4(len_offset, element, stride, n, min(ELEMS_PER_VEC, 4u)), vec4(0u), vec4(0u), vec4(0u));
+    if (ELEMS_PER_VEC >= 8u) {
+        l.b = lengths4(len_offset, element + 4u, stride, n, 4u);
+    }
+    if (ELEMS_PER_VEC == 16u) {
+        l.c = lengths4(len_offset, element + 8u, stride, n, 4u);
+        l.d = lengths4(len_offset, element + 12u, stride, n, 4u);
+    }
+    return l;
+}
+
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn main(
     @builtin(workgroup_id) group: vec3<u32>,
@@ -65,61 +124,50 @@ fn main(
     if (id >= params.count) {
         return;
     }
-    let run = id / params.vecs;
-    let column = id - run * params.vecs;
-    let o = outer(run, params.segments);
     let n = size_at(AXIS);
-    let first = o.t * STEPS;
-    let last = min(first + STEPS, n);
-    let element = column * ELEMS_PER_VEC;
     let stride = len_stride_at(RANK - 1u);
-
-    // Lengths of the column's elements; vectors past ELEMS_PER_VEC stay unused.
-    let la = lengths4(o.len_offset, element, stride, n, min(ELEMS_PER_VEC, 4u));
-    var lb = vec4(0u);
-    var lc = vec4(0u);
-    var ld = vec4(0u);
-    if (ELEMS_PER_VEC >= 8u) {
-        lb = lengths4(o.len_offset, element + 4u, stride, n, 4u);
-    }
-    if (ELEMS_PER_VEC == 16u) {
-        lc = lengths4(o.len_offset, element + 8u, stride, n, 4u);
-        ld = lengths4(o.len_offset, element + 12u, stride, n, 4u);
-    }
-
-    let base = o.in_offset + element;
     let in_axis = in_stride_at(AXIS);
-    // A constant trip count, so that the loop unrolls; the bound is a mask.
-    for (var k = 0u; k < STEPS; k++) {
-        let t = first + k;
-        if (t >= last) {
-            break;
+    let out_axis = out_stride_at(AXIS);
+    if (WALK_AXIS) {
+        // Invocations in order: vector column, block of STEPS axis positions
+        // (`segments` blocks), then the other dimensions.
+        let run = id / params.vecs;
+        let column = id - run * params.vecs;
+        let o = outer(run, params.segments);
+        let first = o.t * STEPS;
+        let last = min(first + STEPS, n);
+        let element = column * ELEMS_PER_VEC;
+        let l = vector_lengths(o.len_offset, element, stride, n);
+        // A constant trip count, so that the loop unrolls; the bound is a mask.
+        for (var k = 0u; k < STEPS; k++) {
+            let t = first + k;
+            if (t >= last) {
+                break;
+            }
+            let v = gather(o.in_offset + element, t, l.a, l.b, l.c, l.d, in_axis);
+            dst[vec_index(o.out_offset + t * out_axis + element)] = v;
         }
-        var v: vec4<u32>;
-        switch ELEM_BYTES {
-            case 1u: {
-                v = vec4(
-                    bytes4(sources(base, t, la, in_axis)),
-                    bytes4(sources(base + 4u, t, lb, in_axis)),
-                    bytes4(sources(base + 8u, t, lc, in_axis)),
-                    bytes4(sources(base + 12u, t, ld, in_axis)),
-                );
+    } else {
+        // Invocations in order: chunk of STEPS vectors within a band, axis position,
+        // band (`segments` bands), then the other dimensions.
+        let chunks = params.band / STEPS;
+        let chunk = id % chunks;
+        var rest = id / chunks;
+        let t = rest % n;
+        rest /= n;
+        let band = rest % params.segments;
+        let o = outer(rest / params.segments, 1u);
+        let first = band * params.band + chunk * STEPS;
+        let last = min(first + STEPS, params.vecs);
+        let out_run = vec_index(o.out_offset + t * out_axis);
+        for (var k = 0u; k < STEPS; k++) {
+            let column = first + k;
+            if (column >= last) {
+                break;
             }
-            case 2u: {
-                v = vec4(halves4(sources(base, t, la, in_axis)), halves4(sources(base + 4u, t, lb, in_axis)));
-            }
-            case 4u: {
-                let x = sources(base, t, la, in_axis);
-                v = vec4(src[x.x / 4u][x.x & 3u], src[x.y / 4u][x.y & 3u], src[x.z / 4u][x.z & 3u], src[x.w / 4u][x.w & 3u]);
-            }
-            case 8u: {
-                let x = sources(base, t, la, in_axis);
-                v = vec4(pair(x.x), pair(x.y));
-            }
-            default: {
-                v = src[sources(base, t, la, in_axis).x];
-            }
+            let element = column * ELEMS_PER_VEC;
+            let l = vector_lengths(o.len_offset, element, stride, n);
+            dst[out_run + column] = gather(o.in_offset + element, t, l.a, l.b, l.c, l.d, in_axis);
         }
-        dst[vec_index(o.out_offset + t * out_stride_at(AXIS) + element)] = v;
     }
 }

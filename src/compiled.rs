@@ -18,7 +18,7 @@ struct Params {
     count: u32,
     vecs: u32,
     segments: u32,
-    _pad: u32,
+    band: u32,
 }
 
 pub(crate) const PARAMS_SIZE: u64 = std::mem::size_of::<Params>() as u64;
@@ -96,7 +96,7 @@ impl CompiledReverse {
             count: invocations,
             vecs: plan.vecs,
             segments: plan.segments,
-            _pad: 0,
+            band: plan.band,
         };
         for (d, dim) in layout.dims.iter().enumerate() {
             params.sizes[d] = dim.size;

@@ -45,27 +45,37 @@ impl Variant {
     }
 
     /// The most steps per invocation on an adapter of this kind: vectors of a row or
-    /// run (`Rows`, `Runs`) or positions along the axis (`Gather`). A CPU adapter
-    /// runs lanes in SIMD and pays per memory instruction, so several steps per
-    /// invocation amortise the index math and let `Rows` reuse each load; a GPU
-    /// wants neighbouring invocations on neighbouring vectors, so one step there,
-    /// except in `Gather`, whose steps walk the axis while neighbours stay on
-    /// neighbouring columns.
-    pub(crate) const fn max_steps(self, cpu: bool) -> u32 {
+    /// run (`Rows`, `Runs`, `Gather` of 4 bytes and wider) or positions along the
+    /// axis (`Gather` of 1 and 2 bytes). A CPU adapter runs lanes in SIMD and pays
+    /// per memory instruction and per invocation, so several steps per invocation
+    /// amortise the index math and let `Rows` reuse each load; a GPU wants
+    /// neighbouring invocations on neighbouring vectors, so one vector there, and a
+    /// few positions along the axis, whose neighbours stay on neighbouring columns.
+    pub(crate) const fn max_steps(self, cpu: bool, element_bytes: u32) -> u32 {
+        let walks_axis = matches!(self, Variant::Gather) && element_bytes < 4;
         match (self, cpu) {
             (Variant::General, _) => 1,
-            (Variant::Rows | Variant::Runs, true) => 8,
-            (Variant::Rows | Variant::Runs, false) => 1,
-            (Variant::Gather, _) => 16,
+            (_, true) if walks_axis => 16,
+            (_, false) if walks_axis => 4,
+            (_, true) => 8,
+            (_, false) => 1,
         }
     }
 
-    /// Every step count the plan may choose: the powers of two up to the most.
-    pub(crate) fn step_counts(self) -> impl Iterator<Item = u32> {
-        let most = self.max_steps(true).max(self.max_steps(false));
+    /// Every step count the plan may choose for elements of `element_bytes`: the
+    /// powers of two up to the most.
+    pub(crate) fn step_counts(self, element_bytes: u32) -> impl Iterator<Item = u32> {
+        let most = self
+            .max_steps(true, element_bytes)
+            .max(self.max_steps(false, element_bytes));
         (0..=most.ilog2()).map(|p| 1 << p)
     }
 }
+
+/// The widest band of columns `Gather` sweeps at every axis position before the
+/// next, in vectors: 4 KiB, whose input rows stay in a CPU's L2 cache for axes of
+/// a few hundred positions.
+const GATHER_BAND_VECS: u32 = 256;
 
 /// A variant and the counts its kernel needs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -74,9 +84,11 @@ pub(crate) struct Plan {
     pub(crate) steps: u32,
     /// Vectors in one row or run of the innermost dimension (vector variants).
     pub(crate) vecs: u32,
-    /// Invocations per row or run (`Rows`, `Runs`), or blocks of `steps` along the
-    /// axis (`Gather`).
+    /// Invocations per row or run (`Rows`, `Runs`), blocks of `steps` along the
+    /// axis (`Gather` of 1 and 2 bytes) or bands of columns (wider `Gather`).
     pub(crate) segments: u32,
+    /// Vectors per band (wider `Gather`): a multiple of `steps`.
+    pub(crate) band: u32,
     /// Invocations with work: at most one per output element or per output word, so
     /// below 2^32 for every tensor `validate` admits.
     pub(crate) invocations: u32,
@@ -91,6 +103,7 @@ impl Plan {
             steps: 1,
             vecs: 0,
             segments: 0,
+            band: 0,
             invocations: if element_bytes < 4 {
                 output_bytes.div_ceil(4)
             } else {
@@ -112,22 +125,30 @@ impl Plan {
         };
         // Steps past the end of a row, run or axis would idle: no more than it holds.
         let n = layout.dims[layout.axis].size;
-        let span = if variant == Variant::Gather {
-            n
-        } else {
-            vector.vecs
-        };
-        let steps = variant.max_steps(cpu).min(span.next_power_of_two());
         let runs = elements / u64::from(inner.size);
-        let (segments, invocations) = match variant {
-            Variant::Gather => {
-                let segments = n.div_ceil(steps);
+        let most = variant.max_steps(cpu, element_bytes);
+        // Steps past the end of a row, run or axis would idle: no more than it holds.
+        let (steps, segments, band, invocations) = match variant {
+            Variant::Gather if element_bytes < 4 => {
+                // Blocks of `steps` axis positions, each for every vector column.
+                let steps = most.min(n.next_power_of_two());
+                let blocks = n.div_ceil(steps);
                 let columns = runs / u64::from(n) * u64::from(vector.vecs);
-                (segments, columns * u64::from(segments))
+                (steps, blocks, 0, columns * u64::from(blocks))
+            }
+            Variant::Gather => {
+                // Bands of GATHER_BAND_VECS vectors, each swept at every axis
+                // position, `steps` vectors per invocation.
+                let steps = most.min(vector.vecs.next_power_of_two());
+                let band = GATHER_BAND_VECS.min(vector.vecs.next_multiple_of(steps));
+                let bands = vector.vecs.div_ceil(band);
+                let chunks = u64::from(band / steps);
+                (steps, bands, band, runs * u64::from(bands) * chunks)
             }
             _ => {
+                let steps = most.min(vector.vecs.next_power_of_two());
                 let segments = vector.vecs.div_ceil(steps);
-                (segments, runs * u64::from(segments))
+                (steps, segments, 0, runs * u64::from(segments))
             }
         };
         Plan {
@@ -135,6 +156,7 @@ impl Plan {
             steps,
             vecs: vector.vecs,
             segments,
+            band,
             invocations: invocations as u32,
         }
     }
@@ -208,9 +230,16 @@ mod tests {
         // A row of 3 vectors gets 4 steps, not 8 that would idle.
         let short = plan(DataType::Uint8, &[10, 48], 1, true);
         assert_eq!((short.steps, short.invocations), (4, 10));
-        // Gather walks the axis: blocks of 16 positions, one column each.
+        // Wide Gather sweeps bands of columns at every axis position: 25 vectors a
+        // run, 8 per invocation, one band of 32 (rounded up to the steps).
         let gather = plan(DataType::Float32, &[64, 100], 0, true);
-        assert_eq!((gather.steps, gather.segments, gather.vecs), (16, 4, 25));
-        assert_eq!(gather.invocations, 4 * 25);
+        assert_eq!((gather.steps, gather.vecs, gather.band), (8, 25, 32));
+        assert_eq!((gather.segments, gather.invocations), (1, 64 * 4));
+        // Narrow Gather walks the axis: blocks of 16 positions, one column each.
+        let gather = plan(DataType::Uint8, &[64, 160], 0, true);
+        assert_eq!((gather.steps, gather.segments, gather.vecs), (16, 4, 10));
+        assert_eq!(gather.invocations, 4 * 10);
+        let gather = plan(DataType::Uint8, &[64, 160], 0, false);
+        assert_eq!((gather.steps, gather.segments), (4, 16));
     }
 }

@@ -137,8 +137,8 @@ impl PipelineKey {
     /// with every step count its plan may choose.
     pub fn all() -> impl Iterator<Item = PipelineKey> {
         Variant::ALL.into_iter().flat_map(|variant| {
-            variant.step_counts().flat_map(move |steps| {
-                [1, 2, 4, 8, 16].into_iter().flat_map(move |element_bytes| {
+            [1, 2, 4, 8, 16].into_iter().flat_map(move |element_bytes| {
+                variant.step_counts(element_bytes).flat_map(move |steps| {
                     (1..=MAX_RANK as u32).flat_map(move |rank| {
                         (0..rank)
                             .filter(move |&axis| match variant {

@@ -372,3 +372,16 @@ fn every_variant_folds_dispatches_past_the_workgroup_limit() {
         assert_matches_reference_on(&small, &d, &input, &lengths);
     }
 }
+
+#[test]
+fn wide_gather_sweeps_several_bands() {
+    // Runs of 2 × 256 + 3 vectors: two whole bands of columns and a partial one.
+    let mut rng = Rng::new(27);
+    for data_type in [DataType::Float32, DataType::Uint64, DataType::Complex128] {
+        let inner = elements(data_type, 16 * (2 * 256 + 3));
+        let d = desc(data_type, &[5, inner], 0, DataType::Uint32, None);
+        check(&mut rng, &d, Variant::Gather);
+        let d = desc(data_type, &[2, 3, inner], 1, DataType::Int64, None);
+        check(&mut rng, &d, Variant::Gather);
+    }
+}
