@@ -123,7 +123,6 @@ impl Plan {
         } else {
             Variant::Gather
         };
-        // Steps past the end of a row, run or axis would idle: no more than it holds.
         let n = layout.dims[layout.axis].size;
         let runs = elements / u64::from(inner.size);
         let most = variant.max_steps(cpu, element_bytes);
@@ -137,11 +136,12 @@ impl Plan {
                 (steps, blocks, 0, columns * u64::from(blocks))
             }
             Variant::Gather => {
-                // Bands of GATHER_BAND_VECS vectors, each swept at every axis
-                // position, `steps` vectors per invocation.
+                // Equal bands of at most GATHER_BAND_VECS vectors (so that a run just
+                // past a multiple of it leaves no band mostly idle), each swept at
+                // every axis position, `steps` vectors per invocation.
                 let steps = most.min(vector.vecs.next_power_of_two());
-                let band = GATHER_BAND_VECS.min(vector.vecs.next_multiple_of(steps));
-                let bands = vector.vecs.div_ceil(band);
+                let bands = vector.vecs.div_ceil(GATHER_BAND_VECS);
+                let band = vector.vecs.div_ceil(bands).next_multiple_of(steps);
                 let chunks = u64::from(band / steps);
                 (steps, bands, band, runs * u64::from(bands) * chunks)
             }
@@ -239,6 +239,11 @@ mod tests {
         let gather = plan(DataType::Uint8, &[64, 160], 0, true);
         assert_eq!((gather.steps, gather.segments, gather.vecs), (16, 4, 10));
         assert_eq!(gather.invocations, 4 * 10);
+        // 515 vectors a run: three bands of 176 (172 rounded up to the steps), not
+        // two of 256 and a third of 3.
+        let gather = plan(DataType::Float32, &[5, 515 * 4], 0, true);
+        assert_eq!((gather.segments, gather.band), (3, 176));
+        assert_eq!(gather.invocations, 5 * 3 * 22);
         let gather = plan(DataType::Uint8, &[64, 160], 0, false);
         assert_eq!((gather.steps, gather.segments), (4, 16));
     }
