@@ -7,7 +7,8 @@ use crate::operator::MAX_RANK;
 use crate::Variant;
 
 /// Threads per workgroup; the host folds dispatches with the same number. 256 is
-/// WebGPU's default limit of invocations per workgroup, and beat 64 on lavapipe.
+/// WebGPU's default limit of invocations per workgroup, the most a portable
+/// dispatch may use.
 pub const WORKGROUP_SIZE: u32 = 256;
 
 /// A compute kernel: `shaders/common.wgsl`, then `shaders/vectors.wgsl` for the
