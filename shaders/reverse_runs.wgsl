@@ -1,7 +1,7 @@
 // The reversed axis outside a contiguous innermost dimension along which the length
 // does not change (`Runs`; ONNX's [batch, time, ...] and [time, batch, ...]): a whole
 // run of the innermost dimension moves as one from its mirrored position, so each
-// invocation copies STEPS vectors of one run.
+// invocation copies STEPS vectors (16-byte, or words) of one run.
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn main(

@@ -1,7 +1,10 @@
-// Shared by the vector kernels (`Rows`, `Runs`, `Gather`), which move 16-byte
-// vectors. The plan picks them only when the innermost dimension of the canonical
-// layout is contiguous in input and output, a row or run of it is a whole number of
-// vectors and every other stride keeps rows and runs 16-byte aligned, so that every
+// Shared by the vector kernels (`Rows`, `Runs`, `Gather`), which move vectors of
+// VEC_BYTES: 16 (`vec4<u32>`), or 4 (`u32`) for `Runs` whose runs are whole words but
+// not whole 16-byte vectors. One of `bind_vec4.wgsl` and `bind_word.wgsl` comes
+// first, declaring VEC_BYTES and the input and output bindings. The plan picks a
+// vector kernel only when the innermost dimension of the canonical layout is
+// contiguous in input and output, a row or run of it is a whole number of vectors
+// and every other stride keeps rows and runs aligned to VEC_BYTES, so that every
 // vector a kernel stores lies inside the output tensor.
 
 // Bytes per element: 1, 2, 4, 8 or 16.
@@ -11,11 +14,9 @@ override ELEM_BYTES: u32;
 // neighbouring invocations must touch neighbouring memory.
 override STEPS: u32;
 
-// Derived; never set by the host.
-override ELEMS_PER_VEC: u32 = 16u / ELEM_BYTES;
-
-@group(0) @binding(1) var<storage, read> src: array<vec4<u32>>;
-@group(0) @binding(3) var<storage, read_write> dst: array<vec4<u32>>;
+// Derived; never set by the host. At least 1, so that the constant stays valid in
+// word kernels of wide elements, which never use it.
+override ELEMS_PER_VEC: u32 = max(VEC_BYTES / ELEM_BYTES, 1u);
 
 // Offsets (in elements) and the axis coordinate of one row or run of the innermost
 // dimension: `index` in row-major order over every other dimension. The axis adds to
@@ -51,7 +52,8 @@ fn outer(index: u32, axis_size: u32) -> Outer {
     return o;
 }
 
-// An element offset of a 16-byte-aligned position, in vectors.
+// An element offset of a vector-aligned position, in vectors. Offsets in bytes stay
+// below 2^32: every tensor fits MAX_TENSOR_BYTES.
 fn vec_index(element_offset: u32) -> u32 {
-    return element_offset / ELEMS_PER_VEC;
+    return element_offset * ELEM_BYTES / VEC_BYTES;
 }

@@ -66,6 +66,7 @@ impl CompiledReverse {
         let key = PipelineKey {
             variant: plan.variant,
             steps: plan.steps,
+            vector_bytes: plan.vector_bytes,
             element_bytes,
             rank: layout.rank() as u32,
             axis: layout.axis as u32,

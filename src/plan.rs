@@ -51,23 +51,40 @@ impl Variant {
     /// amortise the index math and let `Rows` reuse each load; a GPU wants
     /// neighbouring invocations on neighbouring vectors, so one vector there, and a
     /// few positions along the axis, whose neighbours stay on neighbouring columns.
-    pub(crate) const fn max_steps(self, cpu: bool, element_bytes: u32) -> u32 {
+    pub(crate) const fn max_steps(self, cpu: bool, element_bytes: u32, vector_bytes: u32) -> u32 {
         let walks_axis = matches!(self, Variant::Gather) && element_bytes < 4;
         match (self, cpu) {
             (Variant::General, _) => 1,
             (_, true) if walks_axis => 16,
             (_, false) if walks_axis => 4,
-            (_, true) => 8,
+            // As many bytes per invocation on words as on 16-byte vectors.
+            (_, true) => 8 * 16 / vector_bytes,
             (_, false) => 1,
         }
     }
 
-    /// Every step count the plan may choose for elements of `element_bytes`: the
-    /// powers of two up to the most.
-    pub(crate) fn step_counts(self, element_bytes: u32) -> impl Iterator<Item = u32> {
+    /// The vector sizes the plan may choose for elements of `element_bytes`: 16
+    /// bytes, and for `Runs` also 4 (16-byte elements are always whole vectors);
+    /// none (0) for `General`.
+    pub(crate) const fn vector_sizes(self, element_bytes: u32) -> &'static [u32] {
+        match self {
+            Variant::General => &[0],
+            Variant::Runs if element_bytes < 16 => &[16, 4],
+            _ => &[16],
+        }
+    }
+
+    /// Every step count the plan may choose for elements of `element_bytes` in
+    /// vectors of `vector_bytes`: the powers of two up to the most.
+    pub(crate) fn step_counts(
+        self,
+        element_bytes: u32,
+        vector_bytes: u32,
+    ) -> impl Iterator<Item = u32> {
+        let vector_bytes = vector_bytes.max(1);
         let most = self
-            .max_steps(true, element_bytes)
-            .max(self.max_steps(false, element_bytes));
+            .max_steps(true, element_bytes, vector_bytes)
+            .max(self.max_steps(false, element_bytes, vector_bytes));
         (0..=most.ilog2()).map(|p| 1 << p)
     }
 }
@@ -82,6 +99,8 @@ const GATHER_BAND_VECS: u32 = 256;
 pub(crate) struct Plan {
     pub(crate) variant: Variant,
     pub(crate) steps: u32,
+    /// Bytes per vector: 16, or 4 for `Runs` on words; 0 for `General`.
+    pub(crate) vector_bytes: u32,
     /// Vectors in one row or run of the innermost dimension (vector variants).
     pub(crate) vecs: u32,
     /// Invocations per row or run (`Rows`, `Runs`), blocks of `steps` along the
@@ -101,6 +120,7 @@ impl Plan {
         let general = Plan {
             variant: Variant::General,
             steps: 1,
+            vector_bytes: 0,
             vecs: 0,
             segments: 0,
             band: 0,
@@ -110,11 +130,7 @@ impl Plan {
                 layout.element_count()
             } as u32,
         };
-        let Some(vector) = VectorLayout::of(layout, element_bytes) else {
-            return general;
-        };
         let rank = layout.rank();
-        let elements = layout.element_count();
         let inner = layout.dims[rank - 1];
         let variant = if layout.axis == rank - 1 {
             Variant::Rows
@@ -123,9 +139,18 @@ impl Plan {
         } else {
             Variant::Gather
         };
+        // 16-byte vectors where the layout allows; runs also on words.
+        let Some(vector) = variant
+            .vector_sizes(element_bytes)
+            .iter()
+            .find_map(|&size| VectorLayout::of(layout, element_bytes, size))
+        else {
+            return general;
+        };
+        let elements = layout.element_count();
         let n = layout.dims[layout.axis].size;
         let runs = elements / u64::from(inner.size);
-        let most = variant.max_steps(cpu, element_bytes);
+        let most = variant.max_steps(cpu, element_bytes, vector.bytes);
         // Steps past the end of a row, run or axis would idle: no more than it holds.
         let (steps, segments, band, invocations) = match variant {
             Variant::Gather if element_bytes < 4 => {
@@ -154,6 +179,7 @@ impl Plan {
         Plan {
             variant,
             steps,
+            vector_bytes: vector.bytes,
             vecs: vector.vecs,
             segments,
             band,
@@ -164,25 +190,30 @@ impl Plan {
 
 /// What the vector variants need of a layout.
 struct VectorLayout {
-    /// 16-byte vectors per row or run of the innermost dimension.
+    /// Bytes per vector.
+    bytes: u32,
+    /// Vectors per row or run of the innermost dimension.
     vecs: u32,
 }
 
 impl VectorLayout {
-    fn of(layout: &Layout, element_bytes: u32) -> Option<VectorLayout> {
+    /// `Some` when the innermost dimension is contiguous in input and output, a whole
+    /// number of `vector_bytes` vectors long, and every other stride keeps its rows
+    /// aligned to them.
+    fn of(layout: &Layout, element_bytes: u32, vector_bytes: u32) -> Option<VectorLayout> {
         let inner = *layout.dims.last()?;
         let bytes = |elements: u32| u64::from(elements) * u64::from(element_bytes);
-        let aligned = |elements: u32| bytes(elements) % 16 == 0;
-        let row_bytes = bytes(inner.size);
+        let aligned = |elements: u32| bytes(elements) % u64::from(vector_bytes) == 0;
         let fits = layout.element_count() > 0
             && inner.output == 1
             && inner.input == 1
-            && row_bytes % 16 == 0
+            && aligned(inner.size)
             && layout.dims[..layout.rank() - 1]
                 .iter()
                 .all(|d| aligned(d.output) && aligned(d.input));
         fits.then_some(VectorLayout {
-            vecs: (row_bytes / 16) as u32,
+            bytes: vector_bytes,
+            vecs: (bytes(inner.size) / u64::from(vector_bytes)) as u32,
         })
     }
 }

@@ -11,8 +11,9 @@ use crate::Variant;
 /// dispatch may use.
 pub const WORKGROUP_SIZE: u32 = 256;
 
-/// A compute kernel: `shaders/common.wgsl`, then `shaders/vectors.wgsl` for the
-/// vector kernels, then its own file.
+/// A compute kernel: `shaders/common.wgsl`, then for the vector kernels the
+/// bindings (`bind_vec4.wgsl` or `bind_word.wgsl`) and `vectors.wgsl`, then its own
+/// file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Kernel {
     /// [`Variant::General`], elements of 4, 8 or 16 bytes: one invocation per output
@@ -23,16 +24,20 @@ pub enum Kernel {
     Subword,
     /// [`Variant::Rows`].
     Rows,
-    /// [`Variant::Runs`].
+    /// [`Variant::Runs`] on 16-byte vectors.
     Runs,
+    /// [`Variant::Runs`] on 32-bit words: runs that are whole words but not whole
+    /// 16-byte vectors.
+    RunsWords,
     /// [`Variant::Gather`].
     Gather,
 }
 
 macro_rules! vector_kernel {
-    ($file:literal) => {
+    ($bindings:literal, $file:literal) => {
         concat!(
             include_str!("../shaders/common.wgsl"),
+            include_str!(concat!("../shaders/", $bindings)),
             include_str!("../shaders/vectors.wgsl"),
             include_str!(concat!("../shaders/", $file))
         )
@@ -41,11 +46,12 @@ macro_rules! vector_kernel {
 
 impl Kernel {
     /// Every kernel.
-    pub const ALL: [Kernel; 5] = [
+    pub const ALL: [Kernel; 6] = [
         Kernel::Words,
         Kernel::Subword,
         Kernel::Rows,
         Kernel::Runs,
+        Kernel::RunsWords,
         Kernel::Gather,
     ];
 
@@ -60,9 +66,10 @@ impl Kernel {
                 include_str!("../shaders/common.wgsl"),
                 include_str!("../shaders/reverse_subword.wgsl")
             ),
-            Kernel::Rows => vector_kernel!("reverse_rows.wgsl"),
-            Kernel::Runs => vector_kernel!("reverse_runs.wgsl"),
-            Kernel::Gather => vector_kernel!("reverse_gather.wgsl"),
+            Kernel::Rows => vector_kernel!("bind_vec4.wgsl", "reverse_rows.wgsl"),
+            Kernel::Runs => vector_kernel!("bind_vec4.wgsl", "reverse_runs.wgsl"),
+            Kernel::RunsWords => vector_kernel!("bind_word.wgsl", "reverse_runs.wgsl"),
+            Kernel::Gather => vector_kernel!("bind_vec4.wgsl", "reverse_gather.wgsl"),
         }
     }
 
@@ -73,6 +80,7 @@ impl Kernel {
             Kernel::Subword => "revseq::reverse_subword",
             Kernel::Rows => "revseq::reverse_rows",
             Kernel::Runs => "revseq::reverse_runs",
+            Kernel::RunsWords => "revseq::reverse_runs_words",
             Kernel::Gather => "revseq::reverse_gather",
         }
     }
@@ -89,6 +97,9 @@ pub struct PipelineKey {
     pub variant: Variant,
     /// Vectors or axis positions per invocation (vector variants; 1 for `General`).
     pub steps: u32,
+    /// Bytes per vector of the vector variants: 16, or 4 for `Runs` on words; 0 for
+    /// `General`.
+    pub vector_bytes: u32,
     /// Bytes per element: 1, 2, 4, 8 or 16.
     pub element_bytes: u32,
     /// Rank of the canonical layout, 1..=8.
@@ -108,6 +119,7 @@ impl PipelineKey {
             Variant::General if self.element_bytes < 4 => Kernel::Subword,
             Variant::General => Kernel::Words,
             Variant::Rows => Kernel::Rows,
+            Variant::Runs if self.vector_bytes == 4 => Kernel::RunsWords,
             Variant::Runs => Kernel::Runs,
             Variant::Gather => Kernel::Gather,
         }
@@ -125,7 +137,7 @@ impl PipelineKey {
         match self.kernel() {
             Kernel::Words => constants.push(("ELEM_WORDS", f64::from(self.element_bytes / 4))),
             Kernel::Subword => constants.push(("ELEM_BYTES", f64::from(self.element_bytes))),
-            Kernel::Rows | Kernel::Runs | Kernel::Gather => constants.extend([
+            Kernel::Rows | Kernel::Runs | Kernel::RunsWords | Kernel::Gather => constants.extend([
                 ("ELEM_BYTES", f64::from(self.element_bytes)),
                 ("STEPS", f64::from(self.steps)),
             ]),
@@ -135,34 +147,53 @@ impl PipelineKey {
 
     /// Every key the cache can build: `General` for every rank and axis, `Rows` with
     /// the axis innermost, `Runs` and `Gather` with it outside, each vector variant
-    /// with every step count its plan may choose.
+    /// with every vector size and step count its plan may choose.
     pub fn all() -> impl Iterator<Item = PipelineKey> {
         Variant::ALL.into_iter().flat_map(|variant| {
             [1, 2, 4, 8, 16].into_iter().flat_map(move |element_bytes| {
-                variant.step_counts(element_bytes).flat_map(move |steps| {
-                    (1..=MAX_RANK as u32).flat_map(move |rank| {
-                        (0..rank)
-                            .filter(move |&axis| match variant {
-                                Variant::General => true,
-                                Variant::Rows => axis == rank - 1,
-                                Variant::Runs | Variant::Gather => axis < rank - 1,
-                            })
-                            .flat_map(move |axis| {
-                                [(4, false), (4, true), (8, false), (8, true)].map(
-                                    |(length_bytes, signed_lengths)| PipelineKey {
-                                        variant,
-                                        steps,
-                                        element_bytes,
-                                        rank,
-                                        axis,
-                                        length_bytes,
-                                        signed_lengths,
-                                    },
-                                )
+                variant
+                    .vector_sizes(element_bytes)
+                    .iter()
+                    .flat_map(move |&vector_bytes| {
+                        variant
+                            .step_counts(element_bytes, vector_bytes)
+                            .flat_map(move |steps| {
+                                keys(variant, steps, vector_bytes, element_bytes)
                             })
                     })
-                })
             })
         })
     }
+}
+
+/// Every rank, axis and length type of one variant, step count, vector size and
+/// element width.
+fn keys(
+    variant: Variant,
+    steps: u32,
+    vector_bytes: u32,
+    element_bytes: u32,
+) -> impl Iterator<Item = PipelineKey> {
+    (1..=MAX_RANK as u32).flat_map(move |rank| {
+        (0..rank)
+            .filter(move |&axis| match variant {
+                Variant::General => true,
+                Variant::Rows => axis == rank - 1,
+                Variant::Runs | Variant::Gather => axis < rank - 1,
+            })
+            .flat_map(move |axis| {
+                [(4, false), (4, true), (8, false), (8, true)].map(
+                    |(length_bytes, signed_lengths)| PipelineKey {
+                        variant,
+                        steps,
+                        vector_bytes,
+                        element_bytes,
+                        rank,
+                        axis,
+                        length_bytes,
+                        signed_lengths,
+                    },
+                )
+            })
+    })
 }

@@ -102,8 +102,14 @@ fn each_layout_selects_its_variant() {
             desc(DataType::Uint8, &[7, 3, 32], 0, i64s, Some(&[0, 1, 0])),
             Variant::Runs,
         ),
+        // Runs of whole words but not whole vectors: Runs on words; runs of 6 bytes
+        // are neither.
         (
             desc(DataType::Float32, &[3, 7, 3], 1, i64s, Some(&[1, 0, 0])),
+            Variant::Runs,
+        ),
+        (
+            desc(DataType::Uint8, &[3, 7, 6], 1, i64s, Some(&[1, 0, 0])),
             Variant::General,
         ),
         // One length per element along the inner dimension: Gather.
@@ -134,6 +140,10 @@ fn each_layout_selects_its_variant() {
         let compiled = gpu().compile(&desc).unwrap();
         assert_eq!(compiled.variant(), variant, "{desc:?}");
     }
+    let words = desc(DataType::Float32, &[3, 7, 3], 1, i64s, Some(&[1, 0, 0]));
+    assert_eq!(gpu().compile(&words).unwrap().key().vector_bytes, 4);
+    let vectors = desc(DataType::Float32, &[3, 7, 4], 1, i64s, Some(&[1, 0, 0]));
+    assert_eq!(gpu().compile(&vectors).unwrap().key().vector_bytes, 16);
 }
 
 #[test]
@@ -162,6 +172,7 @@ fn strides_decide_whether_rows_stay_aligned() {
 fn every_variant_width_and_length_type_matches_the_reference() {
     let mut rng = Rng::new(22);
     let mut cases = 0;
+    let mut word_cases = 0;
     for data_type in WIDTHS {
         for length_type in LENGTH_TYPES {
             // Rows of 2, 3, 5 and 9 vectors: a power of two, several, fewer than
@@ -194,9 +205,27 @@ fn every_variant_width_and_length_type_matches_the_reference() {
                 check(&mut rng, &d, Variant::Gather);
                 cases += 4;
             }
+            // Runs of whole words, not whole vectors: Runs on words.
+            if data_type.size_in_bytes() < 16 {
+                for bytes in [4, 20, 16 * 9 + 4] {
+                    let inner = elements(data_type, bytes.max(data_type.size_in_bytes()));
+                    if (inner * data_type.size_in_bytes()).is_multiple_of(16) || inner < 2 {
+                        continue;
+                    }
+                    let d = desc(data_type, &[3, 6, inner], 1, length_type, Some(&[1, 0, 0]));
+                    check(&mut rng, &d, Variant::Runs);
+                    assert_eq!(gpu().compile(&d).unwrap().key().vector_bytes, 4);
+                    let d = desc(data_type, &[6, 3, inner], 0, length_type, Some(&[0, 1, 0]));
+                    check(&mut rng, &d, Variant::Runs);
+                    word_cases += 2;
+                }
+            }
         }
     }
     assert_eq!(cases, 5 * 4 * (4 * 5 + 3 * 4));
+    // 1-byte: 20 and 148 bytes; 2- and 4-byte: all three sizes but 4 (one element
+    // or one pair is too short for 4-byte); 8-byte: 20 is not whole elements.
+    assert!(word_cases >= 4 * 2 * 4, "{word_cases}");
 }
 
 #[test]
@@ -209,11 +238,26 @@ fn fast_paths_end_exactly_at_their_boundaries() {
             let n = bytes / w;
             let aligned = bytes % 16 == 0;
             let pick = |fast| if aligned { fast } else { Variant::General };
-            // A row, a shared-length run and a per-element run of `bytes` bytes.
+            // A row, a shared-length run and a per-element run of `bytes` bytes;
+            // runs of whole words fall back to words, not to the general kernel.
             let d = desc(data_type, &[5, n], 1, DataType::Uint64, None);
             check(&mut rng, &d, pick(Variant::Rows));
             let d = desc(data_type, &[4, 5, n], 1, DataType::Int32, Some(&[1, 0, 0]));
-            check(&mut rng, &d, pick(Variant::Runs));
+            let words = bytes % 4 == 0;
+            check(
+                &mut rng,
+                &d,
+                if words {
+                    Variant::Runs
+                } else {
+                    Variant::General
+                },
+            );
+            let vector_bytes = gpu().compile(&d).unwrap().key().vector_bytes;
+            assert_eq!(
+                vector_bytes,
+                [0, 4, 16][usize::from(words) + usize::from(aligned)]
+            );
             let d = desc(data_type, &[5, n], 0, DataType::Int64, None);
             check(&mut rng, &d, pick(Variant::Gather));
         }
