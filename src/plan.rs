@@ -64,12 +64,12 @@ impl Variant {
     }
 
     /// The vector sizes the plan may choose for elements of `element_bytes`: 16
-    /// bytes, and for `Runs` also 4 (16-byte elements are always whole vectors);
-    /// none (0) for `General`.
+    /// bytes, and for `Rows` and `Runs` also 4 (16-byte elements are always whole
+    /// vectors); none (0) for `General`.
     pub(crate) const fn vector_sizes(self, element_bytes: u32) -> &'static [u32] {
         match self {
             Variant::General => &[0],
-            Variant::Runs if element_bytes < 16 => &[16, 4],
+            Variant::Rows | Variant::Runs if element_bytes < 16 => &[16, 4],
             _ => &[16],
         }
     }
@@ -99,7 +99,7 @@ const GATHER_BAND_VECS: u32 = 256;
 pub(crate) struct Plan {
     pub(crate) variant: Variant,
     pub(crate) steps: u32,
-    /// Bytes per vector: 16, or 4 for `Runs` on words; 0 for `General`.
+    /// Bytes per vector: 16, or 4 for `Rows` and `Runs` on words; 0 for `General`.
     pub(crate) vector_bytes: u32,
     /// Vectors in one row or run of the innermost dimension (vector variants).
     pub(crate) vecs: u32,
@@ -139,7 +139,7 @@ impl Plan {
         } else {
             Variant::Gather
         };
-        // 16-byte vectors where the layout allows; runs also on words.
+        // 16-byte vectors where the layout allows; rows and runs also on words.
         let Some(vector) = variant
             .vector_sizes(element_bytes)
             .iter()
@@ -246,7 +246,8 @@ mod tests {
         for (sizes, axis, variant) in [
             (&[100, 64][..], 1, Variant::Rows),
             (&[64, 100], 0, Variant::Gather),
-            (&[100, 63], 1, Variant::General),
+            (&[100, 63], 1, Variant::Rows),
+            (&[100, 3], 0, Variant::General),
         ] {
             let cpu = plan(DataType::Float32, sizes, axis, true);
             let gpu = plan(DataType::Float32, sizes, axis, false);

@@ -22,8 +22,11 @@ pub enum Kernel {
     /// [`Variant::General`], elements of 1 or 2 bytes: one invocation per 32-bit
     /// output word.
     Subword,
-    /// [`Variant::Rows`].
+    /// [`Variant::Rows`] on 16-byte vectors.
     Rows,
+    /// [`Variant::Rows`] on 32-bit words: rows that are whole words but not whole
+    /// 16-byte vectors.
+    RowsWords,
     /// [`Variant::Runs`] on 16-byte vectors.
     Runs,
     /// [`Variant::Runs`] on 32-bit words: runs that are whole words but not whole
@@ -46,10 +49,11 @@ macro_rules! vector_kernel {
 
 impl Kernel {
     /// Every kernel.
-    pub const ALL: [Kernel; 6] = [
+    pub const ALL: [Kernel; 7] = [
         Kernel::Words,
         Kernel::Subword,
         Kernel::Rows,
+        Kernel::RowsWords,
         Kernel::Runs,
         Kernel::RunsWords,
         Kernel::Gather,
@@ -67,6 +71,7 @@ impl Kernel {
                 include_str!("../shaders/reverse_subword.wgsl")
             ),
             Kernel::Rows => vector_kernel!("bind_vec4.wgsl", "reverse_rows.wgsl"),
+            Kernel::RowsWords => vector_kernel!("bind_word.wgsl", "reverse_rows_words.wgsl"),
             Kernel::Runs => vector_kernel!("bind_vec4.wgsl", "reverse_runs.wgsl"),
             Kernel::RunsWords => vector_kernel!("bind_word.wgsl", "reverse_runs.wgsl"),
             Kernel::Gather => vector_kernel!("bind_vec4.wgsl", "reverse_gather.wgsl"),
@@ -79,6 +84,7 @@ impl Kernel {
             Kernel::Words => "revseq::reverse_words",
             Kernel::Subword => "revseq::reverse_subword",
             Kernel::Rows => "revseq::reverse_rows",
+            Kernel::RowsWords => "revseq::reverse_rows_words",
             Kernel::Runs => "revseq::reverse_runs",
             Kernel::RunsWords => "revseq::reverse_runs_words",
             Kernel::Gather => "revseq::reverse_gather",
@@ -97,8 +103,8 @@ pub struct PipelineKey {
     pub variant: Variant,
     /// Vectors or axis positions per invocation (vector variants; 1 for `General`).
     pub steps: u32,
-    /// Bytes per vector of the vector variants: 16, or 4 for `Runs` on words; 0 for
-    /// `General`.
+    /// Bytes per vector of the vector variants: 16, or 4 for `Rows` and `Runs` on
+    /// words; 0 for `General`.
     pub vector_bytes: u32,
     /// Bytes per element: 1, 2, 4, 8 or 16.
     pub element_bytes: u32,
@@ -118,6 +124,7 @@ impl PipelineKey {
         match self.variant {
             Variant::General if self.element_bytes < 4 => Kernel::Subword,
             Variant::General => Kernel::Words,
+            Variant::Rows if self.vector_bytes == 4 => Kernel::RowsWords,
             Variant::Rows => Kernel::Rows,
             Variant::Runs if self.vector_bytes == 4 => Kernel::RunsWords,
             Variant::Runs => Kernel::Runs,
@@ -137,7 +144,11 @@ impl PipelineKey {
         match self.kernel() {
             Kernel::Words => constants.push(("ELEM_WORDS", f64::from(self.element_bytes / 4))),
             Kernel::Subword => constants.push(("ELEM_BYTES", f64::from(self.element_bytes))),
-            Kernel::Rows | Kernel::Runs | Kernel::RunsWords | Kernel::Gather => constants.extend([
+            Kernel::Rows
+            | Kernel::RowsWords
+            | Kernel::Runs
+            | Kernel::RunsWords
+            | Kernel::Gather => constants.extend([
                 ("ELEM_BYTES", f64::from(self.element_bytes)),
                 ("STEPS", f64::from(self.steps)),
             ]),

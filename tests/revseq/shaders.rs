@@ -51,12 +51,12 @@ fn every_specialisation_parses_validates_and_translates() {
     }
     assert_eq!(checked, PipelineKey::all().count());
     // 4 length types × (General: 5 widths × 36 rank-axis pairs; Rows: 5 widths × 8
-    // ranks with the axis innermost × 4 step counts (1, 2, 4, 8); Runs: 5 widths ×
-    // the 28 pairs with the axis outside × 4 step counts, and on words 4 widths × 28
-    // × 6 step counts (to 32); Gather: the same 28 pairs, 3 widths × 4 step counts
-    // and, walking the axis, 2 widths × 5 (to 16)).
+    // ranks with the axis innermost × 4 step counts (1, 2, 4, 8), and on words 4
+    // widths × 8 × 6 step counts (to 32); Runs: 5 widths × the 28 pairs with the
+    // axis outside × 4 step counts, and on words 4 widths × 28 × 6; Gather: the same
+    // 28 pairs, 3 widths × 4 step counts and, walking the axis, 2 widths × 5 (to 16)).
     assert_eq!(
         checked,
-        4 * (5 * 36 + 5 * 8 * 4 + 5 * 28 * 4 + 4 * 28 * 6 + (3 * 4 + 2 * 5) * 28)
+        4 * (5 * 36 + 5 * 8 * 4 + 4 * 8 * 6 + 5 * 28 * 4 + 4 * 28 * 6 + (3 * 4 + 2 * 5) * 28)
     );
 }

@@ -89,9 +89,10 @@ fn each_layout_selects_its_variant() {
             desc(DataType::Uint8, &[5, 63], 1, u32s, None),
             Variant::General,
         ),
+        // Whole words but not whole vectors: Rows on words.
         (
             desc(DataType::Float32, &[5, 63], 1, u32s, None),
-            Variant::General,
+            Variant::Rows,
         ),
         // ONNX [batch, time, inner] and [time, batch, inner]: Runs.
         (
@@ -142,6 +143,8 @@ fn each_layout_selects_its_variant() {
     }
     let words = desc(DataType::Float32, &[3, 7, 3], 1, i64s, Some(&[1, 0, 0]));
     assert_eq!(gpu().compile(&words).unwrap().key().vector_bytes, 4);
+    let words = desc(DataType::Float32, &[5, 63], 1, u32s, None);
+    assert_eq!(gpu().compile(&words).unwrap().key().vector_bytes, 4);
     let vectors = desc(DataType::Float32, &[3, 7, 4], 1, i64s, Some(&[1, 0, 0]));
     assert_eq!(gpu().compile(&vectors).unwrap().key().vector_bytes, 16);
 }
@@ -161,9 +164,11 @@ fn strides_decide_whether_rows_stay_aligned() {
     // Row pitches that keep every row 16-byte aligned, including a broadcast input.
     check(&mut rng, &with(&[20, 1], &[24, 1]), Variant::Rows);
     check(&mut rng, &with(&[0, 1], &[16, 1]), Variant::Rows);
-    // A pitch of 17 elements starts rows at 4-byte offsets: general.
-    check(&mut rng, &with(&[17, 1], &[16, 1]), Variant::General);
-    check(&mut rng, &with(&[16, 1], &[17, 1]), Variant::General);
+    // A pitch of 17 elements starts rows at 4-byte offsets: words, not vectors.
+    for d in [with(&[17, 1], &[16, 1]), with(&[16, 1], &[17, 1])] {
+        check(&mut rng, &d, Variant::Rows);
+        assert_eq!(gpu().compile(&d).unwrap().key().vector_bytes, 4);
+    }
     // The axis strided in the input: general.
     check(&mut rng, &with(&[1, 6], &[16, 1]), Variant::General);
 }
@@ -205,9 +210,9 @@ fn every_variant_width_and_length_type_matches_the_reference() {
                 check(&mut rng, &d, Variant::Gather);
                 cases += 4;
             }
-            // Runs of whole words, not whole vectors: Runs on words.
+            // Rows and runs of whole words, not whole vectors: the word kernels.
             if data_type.size_in_bytes() < 16 {
-                for bytes in [4, 20, 16 * 9 + 4] {
+                for bytes in [4, 20, 24, 16 * 9 + 4] {
                     let inner = elements(data_type, bytes.max(data_type.size_in_bytes()));
                     if (inner * data_type.size_in_bytes()).is_multiple_of(16) || inner < 2 {
                         continue;
@@ -217,15 +222,23 @@ fn every_variant_width_and_length_type_matches_the_reference() {
                     assert_eq!(gpu().compile(&d).unwrap().key().vector_bytes, 4);
                     let d = desc(data_type, &[6, 3, inner], 0, length_type, Some(&[0, 1, 0]));
                     check(&mut rng, &d, Variant::Runs);
-                    word_cases += 2;
+                    let d = desc(data_type, &[7, inner], 1, length_type, None);
+                    check(&mut rng, &d, Variant::Rows);
+                    assert_eq!(gpu().compile(&d).unwrap().key().vector_bytes, 4);
+                    let d = desc(data_type, &[inner], 0, length_type, None);
+                    for _ in 0..3 {
+                        check(&mut rng, &d, Variant::Rows);
+                    }
+                    word_cases += 6;
                 }
             }
         }
     }
     assert_eq!(cases, 5 * 4 * (4 * 5 + 3 * 4));
-    // 1-byte: 20 and 148 bytes; 2- and 4-byte: all three sizes but 4 (one element
-    // or one pair is too short for 4-byte); 8-byte: 20 is not whole elements.
-    assert!(word_cases >= 4 * 2 * 4, "{word_cases}");
+    // Per length type: 1- and 2-byte rows of all four sizes, 4-byte of 20, 24 and
+    // 148 bytes, 8-byte of 24 (the rest are one element or whole vectors); 6 cases
+    // each.
+    assert_eq!(word_cases, 4 * (4 + 4 + 3 + 1) * 6);
 }
 
 #[test]
@@ -239,11 +252,20 @@ fn fast_paths_end_exactly_at_their_boundaries() {
             let aligned = bytes % 16 == 0;
             let pick = |fast| if aligned { fast } else { Variant::General };
             // A row, a shared-length run and a per-element run of `bytes` bytes;
-            // runs of whole words fall back to words, not to the general kernel.
-            let d = desc(data_type, &[5, n], 1, DataType::Uint64, None);
-            check(&mut rng, &d, pick(Variant::Rows));
-            let d = desc(data_type, &[4, 5, n], 1, DataType::Int32, Some(&[1, 0, 0]));
+            // rows and runs of whole words fall back to words, not to the general
+            // kernel.
             let words = bytes % 4 == 0;
+            let d = desc(data_type, &[5, n], 1, DataType::Uint64, None);
+            check(
+                &mut rng,
+                &d,
+                if words {
+                    Variant::Rows
+                } else {
+                    Variant::General
+                },
+            );
+            let d = desc(data_type, &[4, 5, n], 1, DataType::Int32, Some(&[1, 0, 0]));
             check(
                 &mut rng,
                 &d,
@@ -377,8 +399,17 @@ fn every_variant_folds_dispatches_past_the_workgroup_limit() {
     let mut rng = Rng::new(26);
     let cases = [
         (
-            desc(DataType::Float32, &[4099, 3], 1, DataType::Uint32, None),
+            ReverseSubsequences::new(
+                TensorDesc::new(DataType::Float32, &[4099, 3]).with_strides(&[1, 4099]),
+                TensorDesc::new(DataType::Uint32, &[4099, 1]),
+                TensorDesc::new(DataType::Float32, &[4099, 3]),
+                1,
+            ),
             Variant::General,
+        ),
+        (
+            desc(DataType::Float32, &[4099, 3], 1, DataType::Uint32, None),
+            Variant::Rows,
         ),
         (
             desc(DataType::Uint8, &[4099, 7], 1, DataType::Uint32, None),

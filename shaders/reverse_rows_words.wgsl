@@ -1,0 +1,81 @@
+// `Rows` on 32-bit words, for rows that are whole words but not whole 16-byte
+// vectors: each invocation writes STEPS consecutive words of one row.
+//
+// Elements of 4 bytes and wider span whole words: output word j is word j mod W of
+// element t = j / W (W words per element), read from the same word of the mirrored
+// element. Narrower elements share words, so the vector kernel's window applies at
+// word size: with LB the lane's length in bytes, the reversed bytes of output word j
+// start at LB - 4(j + 1), straddling two source words `LB mod 4` bytes in; walking j
+// upwards walks the source downwards, one new word a step.
+
+// Words per element, for elements of 4 bytes and wider.
+override ELEM_WORDS: u32 = max(ELEM_BYTES / 4u, 1u);
+
+// The 4 bytes that start `shift` bytes into `lo`, continuing into `hi`.
+fn funnel_word(lo: u32, hi: u32, shift: u32) -> u32 {
+    let bits = shift * 8u;
+    return select(lo, (lo >> bits) | (hi << ((32u - bits) & 31u)), bits != 0u);
+}
+
+// The 1- or 2-byte elements of a word in reverse order.
+fn reverse_in_word(w: u32) -> u32 {
+    let halves = (w >> 16u) | (w << 16u);
+    if (ELEM_BYTES == 2u) {
+        return halves;
+    }
+    return ((halves >> 8u) & 0x00FF00FFu) | ((halves << 8u) & 0xFF00FF00u);
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn main(
+    @builtin(workgroup_id) group: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+    @builtin(local_invocation_index) local: u32,
+) {
+    let id = invocation_index(group, groups, local);
+    if (id >= params.count) {
+        return;
+    }
+    let row = id / params.segments;
+    let first = (id - row * params.segments) * STEPS;
+    let last = min(first + STEPS, params.vecs);
+    let o = outer(row, 1u);
+    let in_row = vec_index(o.in_offset);
+    let out_row = vec_index(o.out_offset);
+    let len = lane_length(o.len_offset, size_at(AXIS));
+
+    if (ELEM_BYTES >= 4u) {
+        // A constant trip count, so that the loop unrolls; the bound is a mask.
+        for (var k = 0u; k < STEPS; k++) {
+            let j = first + k;
+            if (j < last) {
+                let t = j / ELEM_WORDS;
+                let mirror = (len - 1u - t) * ELEM_WORDS + (j - t * ELEM_WORDS);
+                dst[out_row + j] = src[in_row + select(j, mirror, t < len)];
+            }
+        }
+        return;
+    }
+
+    // Row bytes are below 2^32, so none of this overflows.
+    let lb = len * ELEM_BYTES;
+    let lb_words = lb >> 2u;
+    let shift = lb & 3u;
+    // Word LB / 4 straddles LB: its first LB mod 4 bytes are reversed, the rest
+    // copied; the shift is at most 3 bytes, so the mask's shift stays below 32.
+    let straddling = (1u << (shift * 8u)) - 1u;
+    // The upper half of the first window, as in the vector kernel; clamped into the
+    // row (with shift 0 it is not used, and may lie one past the row).
+    var hi = src[in_row + min(select(first, lb_words - first, 4u * first < lb), params.vecs - 1u)];
+    for (var k = 0u; k < STEPS; k++) {
+        let j = first + k;
+        if (j < last) {
+            let reversed_only = 4u * (j + 1u) <= lb;
+            let x = src[in_row + select(j, lb_words - j - 1u, reversed_only)];
+            let reversed = reverse_in_word(funnel_word(x, hi, shift));
+            let mask = select(select(0u, straddling, 4u * j < lb), 0xFFFFFFFFu, reversed_only);
+            dst[out_row + j] = (reversed & mask) | (x & ~mask);
+            hi = x;
+        }
+    }
+}
