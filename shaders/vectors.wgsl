@@ -57,3 +57,24 @@ fn outer(index: u32, axis_size: u32) -> Outer {
 fn vec_index(element_offset: u32) -> u32 {
     return element_offset * ELEM_BYTES / VEC_BYTES;
 }
+
+// For the gather kernels: lengths of elements `first`..`first + 3` of a column; only
+// the first `count` (a constant) are read, so that no read leaves the lengths tensor.
+fn lengths4(len_offset: u32, first: u32, stride: u32, n: u32, count: u32) -> vec4<u32> {
+    var lens = vec4(lane_length(len_offset + first * stride, n), 0u, 0u, 0u);
+    if (count >= 2u) {
+        lens.y = lane_length(len_offset + (first + 1u) * stride, n);
+    }
+    if (count >= 4u) {
+        lens.z = lane_length(len_offset + (first + 2u) * stride, n);
+        lens.w = lane_length(len_offset + (first + 3u) * stride, n);
+    }
+    return lens;
+}
+
+// For the gather kernels: input element indices of four adjacent elements at axis
+// position `t`, the first at `base` when not reversed.
+fn sources(base: u32, t: u32, lens: vec4<u32>, in_axis: u32) -> vec4<u32> {
+    let s = select(vec4(t), lens - 1u - t, vec4(t) < lens);
+    return base + vec4(0u, 1u, 2u, 3u) + s * in_axis;
+}

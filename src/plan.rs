@@ -52,7 +52,7 @@ impl Variant {
     /// neighbouring invocations on neighbouring vectors, so one vector there, and a
     /// few positions along the axis, whose neighbours stay on neighbouring columns.
     pub(crate) const fn max_steps(self, cpu: bool, element_bytes: u32, vector_bytes: u32) -> u32 {
-        let walks_axis = matches!(self, Variant::Gather) && element_bytes < 4;
+        let walks_axis = self.walks_axis(element_bytes, vector_bytes);
         match (self, cpu) {
             (Variant::General, _) => 1,
             (_, true) if walks_axis => 16,
@@ -63,13 +63,20 @@ impl Variant {
         }
     }
 
+    /// Whether invocations walk the axis rather than a row or run: `Gather` of 1- and
+    /// 2-byte elements, whose vectors hold too many lengths to reload at every axis
+    /// position, and `Gather` on words.
+    pub(crate) const fn walks_axis(self, element_bytes: u32, vector_bytes: u32) -> bool {
+        matches!(self, Variant::Gather) && (element_bytes < 4 || vector_bytes == 4)
+    }
+
     /// The vector sizes the plan may choose for elements of `element_bytes`: 16
-    /// bytes, and for `Rows` and `Runs` also 4 (16-byte elements are always whole
-    /// vectors); none (0) for `General`.
+    /// bytes, and also 4 (16-byte elements are always whole vectors); none (0) for
+    /// `General`.
     pub(crate) const fn vector_sizes(self, element_bytes: u32) -> &'static [u32] {
         match self {
             Variant::General => &[0],
-            Variant::Rows | Variant::Runs if element_bytes < 16 => &[16, 4],
+            _ if element_bytes < 16 => &[16, 4],
             _ => &[16],
         }
     }
@@ -99,7 +106,7 @@ const GATHER_BAND_VECS: u32 = 256;
 pub(crate) struct Plan {
     pub(crate) variant: Variant,
     pub(crate) steps: u32,
-    /// Bytes per vector: 16, or 4 for `Rows` and `Runs` on words; 0 for `General`.
+    /// Bytes per vector: 16, or 4 on words; 0 for `General`.
     pub(crate) vector_bytes: u32,
     /// Vectors in one row or run of the innermost dimension (vector variants).
     pub(crate) vecs: u32,
@@ -139,7 +146,7 @@ impl Plan {
         } else {
             Variant::Gather
         };
-        // 16-byte vectors where the layout allows; rows and runs also on words.
+        // 16-byte vectors where the layout allows, else words.
         let Some(vector) = variant
             .vector_sizes(element_bytes)
             .iter()
@@ -153,7 +160,7 @@ impl Plan {
         let most = variant.max_steps(cpu, element_bytes, vector.bytes);
         // Steps past the end of a row, run or axis would idle: no more than it holds.
         let (steps, segments, band, invocations) = match variant {
-            Variant::Gather if element_bytes < 4 => {
+            Variant::Gather if variant.walks_axis(element_bytes, vector.bytes) => {
                 // Blocks of `steps` axis positions, each for every vector column.
                 let steps = most.min(n.next_power_of_two());
                 let blocks = n.div_ceil(steps);
@@ -247,7 +254,8 @@ mod tests {
             (&[100, 64][..], 1, Variant::Rows),
             (&[64, 100], 0, Variant::Gather),
             (&[100, 63], 1, Variant::Rows),
-            (&[100, 3], 0, Variant::General),
+            (&[100, 3], 0, Variant::Gather),
+            (&[100, 1], 1, Variant::General),
         ] {
             let cpu = plan(DataType::Float32, sizes, axis, true);
             let gpu = plan(DataType::Float32, sizes, axis, false);

@@ -32,8 +32,11 @@ pub enum Kernel {
     /// [`Variant::Runs`] on 32-bit words: runs that are whole words but not whole
     /// 16-byte vectors.
     RunsWords,
-    /// [`Variant::Gather`].
+    /// [`Variant::Gather`] on 16-byte vectors.
     Gather,
+    /// [`Variant::Gather`] on 32-bit words: runs that are whole words but not whole
+    /// 16-byte vectors.
+    GatherWords,
 }
 
 macro_rules! vector_kernel {
@@ -49,7 +52,7 @@ macro_rules! vector_kernel {
 
 impl Kernel {
     /// Every kernel.
-    pub const ALL: [Kernel; 7] = [
+    pub const ALL: [Kernel; 8] = [
         Kernel::Words,
         Kernel::Subword,
         Kernel::Rows,
@@ -57,6 +60,7 @@ impl Kernel {
         Kernel::Runs,
         Kernel::RunsWords,
         Kernel::Gather,
+        Kernel::GatherWords,
     ];
 
     /// The complete WGSL source.
@@ -75,6 +79,9 @@ impl Kernel {
             Kernel::Runs => vector_kernel!("bind_vec4.wgsl", "reverse_runs.wgsl"),
             Kernel::RunsWords => vector_kernel!("bind_word.wgsl", "reverse_runs.wgsl"),
             Kernel::Gather => vector_kernel!("bind_vec4.wgsl", "reverse_gather.wgsl"),
+            Kernel::GatherWords => {
+                vector_kernel!("bind_word.wgsl", "reverse_gather_words.wgsl")
+            }
         }
     }
 
@@ -88,6 +95,7 @@ impl Kernel {
             Kernel::Runs => "revseq::reverse_runs",
             Kernel::RunsWords => "revseq::reverse_runs_words",
             Kernel::Gather => "revseq::reverse_gather",
+            Kernel::GatherWords => "revseq::reverse_gather_words",
         }
     }
 
@@ -103,8 +111,7 @@ pub struct PipelineKey {
     pub variant: Variant,
     /// Vectors or axis positions per invocation (vector variants; 1 for `General`).
     pub steps: u32,
-    /// Bytes per vector of the vector variants: 16, or 4 for `Rows` and `Runs` on
-    /// words; 0 for `General`.
+    /// Bytes per vector of the vector variants: 16, or 4 on words; 0 for `General`.
     pub vector_bytes: u32,
     /// Bytes per element: 1, 2, 4, 8 or 16.
     pub element_bytes: u32,
@@ -128,6 +135,7 @@ impl PipelineKey {
             Variant::Rows => Kernel::Rows,
             Variant::Runs if self.vector_bytes == 4 => Kernel::RunsWords,
             Variant::Runs => Kernel::Runs,
+            Variant::Gather if self.vector_bytes == 4 => Kernel::GatherWords,
             Variant::Gather => Kernel::Gather,
         }
     }
@@ -148,7 +156,8 @@ impl PipelineKey {
             | Kernel::RowsWords
             | Kernel::Runs
             | Kernel::RunsWords
-            | Kernel::Gather => constants.extend([
+            | Kernel::Gather
+            | Kernel::GatherWords => constants.extend([
                 ("ELEM_BYTES", f64::from(self.element_bytes)),
                 ("STEPS", f64::from(self.steps)),
             ]),

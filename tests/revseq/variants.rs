@@ -124,6 +124,10 @@ fn each_layout_selects_its_variant() {
         ),
         (
             desc(DataType::Float32, &[7, 5], 0, u32s, None),
+            Variant::Gather,
+        ),
+        (
+            desc(DataType::Uint8, &[7, 5], 0, u32s, None),
             Variant::General,
         ),
         // ONNX [time, batch]: the batch is the inner dimension, one length each.
@@ -229,16 +233,21 @@ fn every_variant_width_and_length_type_matches_the_reference() {
                     for _ in 0..3 {
                         check(&mut rng, &d, Variant::Rows);
                     }
-                    word_cases += 6;
+                    let d = desc(data_type, &[6, inner], 0, length_type, None);
+                    check(&mut rng, &d, Variant::Gather);
+                    assert_eq!(gpu().compile(&d).unwrap().key().vector_bytes, 4);
+                    let d = desc(data_type, &[2, 19, inner], 1, length_type, None);
+                    check(&mut rng, &d, Variant::Gather);
+                    word_cases += 8;
                 }
             }
         }
     }
     assert_eq!(cases, 5 * 4 * (4 * 5 + 3 * 4));
     // Per length type: 1- and 2-byte rows of all four sizes, 4-byte of 20, 24 and
-    // 148 bytes, 8-byte of 24 (the rest are one element or whole vectors); 6 cases
+    // 148 bytes, 8-byte of 24 (the rest are one element or whole vectors); 8 cases
     // each.
-    assert_eq!(word_cases, 4 * (4 + 4 + 3 + 1) * 6);
+    assert_eq!(word_cases, 4 * (4 + 4 + 3 + 1) * 8);
 }
 
 #[test]
@@ -281,7 +290,16 @@ fn fast_paths_end_exactly_at_their_boundaries() {
                 [0, 4, 16][usize::from(words) + usize::from(aligned)]
             );
             let d = desc(data_type, &[5, n], 0, DataType::Int64, None);
-            check(&mut rng, &d, pick(Variant::Gather));
+            check(
+                &mut rng,
+                &d,
+                if words {
+                    Variant::Gather
+                } else {
+                    Variant::General
+                },
+            );
+            assert_eq!(gpu().compile(&d).unwrap().key().vector_bytes, vector_bytes);
         }
     }
 }
