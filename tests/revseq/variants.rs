@@ -258,48 +258,29 @@ fn fast_paths_end_exactly_at_their_boundaries() {
         // For 16-byte elements every row is whole vectors: all three are fast.
         for bytes in [48 - w, 48, 48 + w] {
             let n = bytes / w;
+            // A row, a shared-length run and a per-element run of `bytes` bytes: on
+            // vectors when whole vectors, on words when whole words, else general.
             let aligned = bytes % 16 == 0;
-            let pick = |fast| if aligned { fast } else { Variant::General };
-            // A row, a shared-length run and a per-element run of `bytes` bytes;
-            // rows and runs of whole words fall back to words, not to the general
-            // kernel.
             let words = bytes % 4 == 0;
-            let d = desc(data_type, &[5, n], 1, DataType::Uint64, None);
-            check(
-                &mut rng,
-                &d,
-                if words {
-                    Variant::Rows
-                } else {
-                    Variant::General
-                },
-            );
-            let d = desc(data_type, &[4, 5, n], 1, DataType::Int32, Some(&[1, 0, 0]));
-            check(
-                &mut rng,
-                &d,
-                if words {
-                    Variant::Runs
-                } else {
-                    Variant::General
-                },
-            );
-            let vector_bytes = gpu().compile(&d).unwrap().key().vector_bytes;
-            assert_eq!(
-                vector_bytes,
-                [0, 4, 16][usize::from(words) + usize::from(aligned)]
-            );
-            let d = desc(data_type, &[5, n], 0, DataType::Int64, None);
-            check(
-                &mut rng,
-                &d,
-                if words {
-                    Variant::Gather
-                } else {
-                    Variant::General
-                },
-            );
-            assert_eq!(gpu().compile(&d).unwrap().key().vector_bytes, vector_bytes);
+            let pick = |fast| if words { fast } else { Variant::General };
+            let vector_bytes = [0, 4, 16][usize::from(words) + usize::from(aligned)];
+            for (d, fast) in [
+                (
+                    desc(data_type, &[5, n], 1, DataType::Uint64, None),
+                    Variant::Rows,
+                ),
+                (
+                    desc(data_type, &[4, 5, n], 1, DataType::Int32, Some(&[1, 0, 0])),
+                    Variant::Runs,
+                ),
+                (
+                    desc(data_type, &[5, n], 0, DataType::Int64, None),
+                    Variant::Gather,
+                ),
+            ] {
+                check(&mut rng, &d, pick(fast));
+                assert_eq!(gpu().compile(&d).unwrap().key().vector_bytes, vector_bytes);
+            }
         }
     }
 }
