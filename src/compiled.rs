@@ -62,7 +62,7 @@ impl CompiledReverse {
 
         let layout = Layout::canonical(desc);
         let element_bytes = desc.input.data_type().size_in_bytes();
-        let plan = Plan::new(&layout, element_bytes, bytes[2], gpu.inner.cpu);
+        let plan = Plan::new(&layout, element_bytes, bytes[2], gpu.inner.tuning);
         let key = PipelineKey {
             variant: plan.variant,
             steps: plan.steps,

@@ -7,7 +7,7 @@ use crate::compiled::CompiledReverse;
 use crate::dtype::{Element, SequenceLength};
 use crate::pipeline::PipelineCache;
 use crate::scope::capture;
-use crate::{onnx, Error, ReverseSubsequences};
+use crate::{onnx, Error, ReverseSubsequences, Tuning};
 
 /// A wgpu device and queue with this crate's layouts and pipeline cache.
 /// Cheap to clone; clones share the cache.
@@ -20,9 +20,7 @@ pub(crate) struct Inner {
     pub(crate) device: wgpu::Device,
     pub(crate) queue: wgpu::Queue,
     pub(crate) bind_group_layout: wgpu::BindGroupLayout,
-    /// Whether the adapter is a CPU (lavapipe, SwiftShader, WARP): the plan runs
-    /// more work per invocation there.
-    pub(crate) cpu: bool,
+    pub(crate) tuning: Tuning,
     pipeline_layout: wgpu::PipelineLayout,
     cache: PipelineCache,
 }
@@ -31,6 +29,7 @@ impl std::fmt::Debug for Gpu {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Gpu")
             .field("adapter", &self.adapter_info().name)
+            .field("tuning", &self.tuning())
             .field("cached_pipelines", &self.cached_pipelines())
             .finish()
     }
@@ -95,8 +94,26 @@ impl Gpu {
     }
 
     /// Wraps a device the caller owns. The kernels need no optional feature and
-    /// only the default limits; larger limits allow larger tensors.
+    /// only the default limits; larger limits allow larger tensors. The plan is
+    /// tuned for the adapter's device type ([`Tuning::for_adapter`]).
     pub fn from_wgpu(device: wgpu::Device, queue: wgpu::Queue) -> Gpu {
+        let tuning = Tuning::for_adapter(&device.adapter_info());
+        Gpu::with_device(device, queue, tuning)
+    }
+
+    /// The same device and queue with the plan tuned for `tuning`, for an adapter
+    /// whose device type misleads (a GPU reported as `Other`, say) or to compare the
+    /// two. Results are identical; the clone has its own pipeline cache.
+    pub fn with_tuning(&self, tuning: Tuning) -> Gpu {
+        Gpu::with_device(self.device().clone(), self.queue().clone(), tuning)
+    }
+
+    /// What the plan is tuned for.
+    pub fn tuning(&self) -> Tuning {
+        self.inner.tuning
+    }
+
+    fn with_device(device: wgpu::Device, queue: wgpu::Queue, tuning: Tuning) -> Gpu {
         // Input and output are `array<u32>` in some kernels and `array<vec4<u32>>` in
         // others, so their minimum size is left to each pipeline; `record` checks
         // every binding against the tensor before wgpu sees it.
@@ -133,13 +150,12 @@ impl Gpu {
             bind_group_layouts: &[Some(&bind_group_layout)],
             immediate_size: 0,
         });
-        let cpu = device.adapter_info().device_type == wgpu::DeviceType::Cpu;
         Gpu {
             inner: Arc::new(Inner {
                 device,
                 queue,
                 bind_group_layout,
-                cpu,
+                tuning,
                 pipeline_layout,
                 cache: PipelineCache::default(),
             }),

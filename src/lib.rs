@@ -41,5 +41,5 @@ pub use dtype::{DataType, Element, SequenceLength};
 pub use error::{Error, TensorRole};
 pub use gpu::Gpu;
 pub use operator::{ReverseSubsequences, MAX_RANK, MAX_TENSOR_BYTES};
-pub use plan::Variant;
+pub use plan::{Tuning, Variant};
 pub use tensor::TensorDesc;

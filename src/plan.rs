@@ -5,6 +5,33 @@
 
 use crate::layout::Layout;
 
+/// What the plan tunes the vector kernels for: how much work one invocation takes.
+/// [`Gpu::from_wgpu`](crate::Gpu::from_wgpu) picks it from the adapter's device type;
+/// [`Gpu::with_tuning`](crate::Gpu::with_tuning) overrides it. Results are the same
+/// either way; only speed differs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Tuning {
+    /// A CPU adapter (lavapipe, SwiftShader, WARP): lanes run in SIMD and each
+    /// invocation costs a prologue and every memory instruction a loop over the
+    /// lanes, so an invocation takes several vectors or axis positions, reusing what
+    /// it loaded.
+    Cpu,
+    /// A GPU: neighbouring invocations should touch neighbouring memory, so an
+    /// invocation takes one vector of a row or run, or a few axis positions.
+    Gpu,
+}
+
+impl Tuning {
+    /// `Cpu` for adapters of [`wgpu::DeviceType::Cpu`], `Gpu` for the rest.
+    pub fn for_adapter(info: &wgpu::AdapterInfo) -> Tuning {
+        if info.device_type == wgpu::DeviceType::Cpu {
+            Tuning::Cpu
+        } else {
+            Tuning::Gpu
+        }
+    }
+}
+
 /// A kernel family. [`Variant::General`] runs every descriptor; the others are fast
 /// paths for layouts whose innermost canonical dimension is contiguous in input and
 /// output, a whole number of 16-byte vectors long, with every other stride keeping
@@ -122,8 +149,14 @@ pub(crate) struct Plan {
 
 impl Plan {
     /// The plan for `layout` of `element_bytes`-byte elements; `output_bytes` is the
-    /// output's `min_size_in_bytes`, `cpu` whether the adapter is a CPU.
-    pub(crate) fn new(layout: &Layout, element_bytes: u32, output_bytes: u64, cpu: bool) -> Plan {
+    /// output's `min_size_in_bytes`.
+    pub(crate) fn new(
+        layout: &Layout,
+        element_bytes: u32,
+        output_bytes: u64,
+        tuning: Tuning,
+    ) -> Plan {
+        let cpu = tuning == Tuning::Cpu;
         let general = Plan {
             variant: Variant::General,
             steps: 1,
@@ -231,6 +264,7 @@ mod tests {
     use crate::{DataType, ReverseSubsequences, TensorDesc};
 
     fn plan(data_type: DataType, sizes: &[u32], axis: u32, cpu: bool) -> Plan {
+        let tuning = if cpu { Tuning::Cpu } else { Tuning::Gpu };
         let mut length_sizes = sizes.to_vec();
         length_sizes[axis as usize] = 1;
         let desc = ReverseSubsequences::new(
@@ -244,7 +278,7 @@ mod tests {
             &Layout::canonical(&desc),
             data_type.size_in_bytes(),
             desc.output.min_size_in_bytes(),
-            cpu,
+            tuning,
         )
     }
 

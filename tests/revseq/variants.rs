@@ -3,7 +3,7 @@
 //! variant against the reference for every width and length type, the boundaries
 //! of each fast path, and strided, gapped and broadcast layouts on the fast paths.
 
-use revseq::{DataType, ReverseSubsequences, TensorDesc, Variant};
+use revseq::{DataType, Gpu, ReverseSubsequences, TensorDesc, Tuning, Variant};
 
 use crate::support::{
     assert_matches_reference, assert_matches_reference_on, gpu, gpu_with_limits,
@@ -59,12 +59,23 @@ fn lengths_for(rng: &mut Rng, desc: &ReverseSubsequences) -> Vec<u8> {
 
 /// Asserts the variant `desc` compiles to, then runs it against the reference.
 fn check(rng: &mut Rng, desc: &ReverseSubsequences, variant: Variant) {
-    let compiled = gpu().compile(desc).unwrap();
+    check_on(gpu(), rng, desc, variant);
+}
+
+/// [`check`] on another device or tuning; returns the key it ran under.
+fn check_on(
+    gpu: &Gpu,
+    rng: &mut Rng,
+    desc: &ReverseSubsequences,
+    variant: Variant,
+) -> revseq::shaders::PipelineKey {
+    let compiled = gpu.compile(desc).unwrap();
     assert_eq!(compiled.variant(), variant, "{desc:?}");
     assert_eq!(compiled.key().variant, variant);
     let input = rng.bytes(desc.input.min_size_in_bytes() as usize);
     let lengths = lengths_for(rng, desc);
-    assert_matches_reference(desc, &input, &lengths);
+    assert_matches_reference_on(gpu, desc, &input, &lengths);
+    compiled.key()
 }
 
 #[test]
@@ -458,4 +469,67 @@ fn wide_gather_sweeps_several_bands() {
         let d = desc(data_type, &[2, 3, inner], 1, DataType::Int64, None);
         check(&mut rng, &d, Variant::Gather);
     }
+}
+
+#[test]
+fn the_gpu_tuning_runs_every_variant_correctly() {
+    // The tests run on a CPU adapter, whose tuning takes several vectors per
+    // invocation; GPUs take one (or a few axis positions). Same results required.
+    let tuned = gpu().with_tuning(Tuning::Gpu);
+    assert_eq!(gpu().tuning(), Tuning::Cpu);
+    assert_eq!(tuned.tuning(), Tuning::Gpu);
+    let mut rng = Rng::new(28);
+    let mut word_keys = 0;
+    for data_type in WIDTHS {
+        let w = data_type.size_in_bytes();
+        for length_type in LENGTH_TYPES {
+            // Vectors (3 and 2 × 256 + 3 a run) and, below 16-byte elements, words.
+            let mut inners = vec![elements(data_type, 48), elements(data_type, 16 * 515)];
+            if w < 16 {
+                inners.push(elements(data_type, 20).max(2) + u32::from(w == 8));
+            }
+            for inner in inners {
+                let cases = [
+                    (
+                        desc(data_type, &[5, inner], 1, length_type, None),
+                        Variant::Rows,
+                    ),
+                    (
+                        desc(data_type, &[3, 6, inner], 1, length_type, Some(&[1, 0, 0])),
+                        Variant::Runs,
+                    ),
+                    (
+                        desc(data_type, &[9, inner], 0, length_type, None),
+                        Variant::Gather,
+                    ),
+                ];
+                for (d, variant) in cases {
+                    let key = check_on(&tuned, &mut rng, &d, variant);
+                    word_keys += usize::from(key.vector_bytes == 4);
+                    let walks_axis = variant == Variant::Gather && (w < 4 || key.vector_bytes == 4);
+                    let most = if walks_axis { 4 } else { 1 };
+                    assert!(key.steps <= most, "{key:?}");
+                }
+            }
+        }
+        // A gapped, broadcast layout on each fast path.
+        let v = elements(data_type, 16);
+        let n = 3 * v;
+        let d = ReverseSubsequences::new(
+            TensorDesc::new(data_type, &[2, 3, n]).with_strides(&[0, n + v, 1]),
+            TensorDesc::new(DataType::Uint32, &[2, 3, 1]).with_strides(&[1, 0, 0]),
+            TensorDesc::new(data_type, &[2, 3, n]).with_strides(&[n + 2 * v, 2 * (n + 2 * v), 1]),
+            2,
+        );
+        check_on(&tuned, &mut rng, &d, Variant::Rows);
+        let d = ReverseSubsequences::new(
+            TensorDesc::new(data_type, &[2, 5, n]),
+            TensorDesc::new(DataType::Int64, &[2, 1, n]).with_strides(&[0, 0, 1]),
+            TensorDesc::new(data_type, &[2, 5, n]).with_strides(&[5 * (n + v), n + v, 1]),
+            1,
+        );
+        check_on(&tuned, &mut rng, &d, Variant::Gather);
+    }
+    // Every variant on words, for the four widths below 16 bytes and 4 length types.
+    assert_eq!(word_keys, 3 * 4 * 4);
 }
