@@ -36,10 +36,10 @@ fn main(
     if (id >= params.count) {
         return;
     }
-    let row = id / params.segments;
-    let first = (id - row * params.segments) * STEPS;
-    let last = min(first + STEPS, params.vecs);
-    let o = outer(row, 1u);
+    let work = segment(id);
+    let first = work.first;
+    let last = work.last;
+    let o = outer(work.run, 1u);
     let in_row = vec_index(o.in_offset);
     let out_row = vec_index(o.out_offset);
     let len = lane_length(o.len_offset, size_at(AXIS));

@@ -13,10 +13,10 @@ fn main(
     if (id >= params.count) {
         return;
     }
-    let run = id / params.segments;
-    let first = (id - run * params.segments) * STEPS;
-    let last = min(first + STEPS, params.vecs);
-    let o = outer(run, size_at(AXIS));
+    let work = segment(id);
+    let first = work.first;
+    let last = work.last;
+    let o = outer(work.run, size_at(AXIS));
     let s = mirrored(o.t, lane_length(o.len_offset, size_at(AXIS)));
     let in_run = vec_index(o.in_offset + s * in_stride_at(AXIS));
     let out_run = vec_index(o.out_offset + o.t * out_stride_at(AXIS));

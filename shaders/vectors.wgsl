@@ -52,6 +52,20 @@ fn outer(index: u32, axis_size: u32) -> Outer {
     return o;
 }
 
+// The work of one `Rows` or `Runs` invocation: its row or run (row-major over every
+// dimension but the innermost), and the vectors [first, last) of it, STEPS at most.
+struct Segment {
+    run: u32,
+    first: u32,
+    last: u32,
+}
+
+fn segment(id: u32) -> Segment {
+    let run = id / params.segments;
+    let first = (id - run * params.segments) * STEPS;
+    return Segment(run, first, min(first + STEPS, params.vecs));
+}
+
 // An element offset of a vector-aligned position, in vectors. Offsets in bytes stay
 // below 2^32: every tensor fits MAX_TENSOR_BYTES.
 fn vec_index(element_offset: u32) -> u32 {
