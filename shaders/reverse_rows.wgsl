@@ -79,13 +79,13 @@ fn main(
     let lb = lane_length(o.len_offset, size_at(AXIS)) * ELEM_BYTES;
     let lb_vecs = lb >> 4u;
     let shift = lb & 15u;
+    // Vector LB / 16 straddles LB: its first LB mod 16 bytes are reversed, the rest
+    // copied. Vectors below it are wholly reversed, those above wholly copied.
+    let straddling = leading_bytes_mask(shift);
     // The upper half of the first window: the vector above the mirror while the
     // vector is wholly reversed, the row's first vector while it straddles LB
     // (unused once it is wholly copied). Clamped into the row: with shift 0 it is
     // not used, and may lie one past the row.
-    // Vector LB / 16 straddles LB: its first LB mod 16 bytes are reversed, the rest
-    // copied. Vectors below it are wholly reversed, those above wholly copied.
-    let straddling = leading_bytes_mask(shift);
     var hi = src[in_row + min(select(first, lb_vecs - first, 16u * first < lb), params.vecs - 1u)];
     // A constant trip count, so that the loop unrolls; the bound is a mask.
     for (var k = 0u; k < STEPS; k++) {
