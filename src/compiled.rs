@@ -4,7 +4,11 @@ use wgpu::util::DeviceExt;
 
 use crate::layout::Layout;
 use crate::plan::Plan;
+#[cfg(not(target_arch = "wasm32"))]
+use crate::scope::{block_on, now_or_never};
+use crate::scope::{capture, Scope};
 use crate::shaders::{PipelineKey, WORKGROUP_SIZE};
+use crate::signal;
 use crate::{Error, Gpu, ReverseSubsequences, TensorRole, Variant};
 
 /// The layout uniform; matches `Params` in `shaders/common.wgsl`.
@@ -42,7 +46,10 @@ pub struct CompiledReverse {
 }
 
 impl CompiledReverse {
-    pub(crate) fn new(gpu: &Gpu, desc: &ReverseSubsequences) -> Result<CompiledReverse, Error> {
+    pub(crate) async fn new(
+        gpu: &Gpu,
+        desc: &ReverseSubsequences,
+    ) -> Result<CompiledReverse, Error> {
         desc.validate()?;
         let device = &gpu.inner.device;
         let limits = device.limits();
@@ -106,14 +113,15 @@ impl CompiledReverse {
             params.len_strides[d] = dim.lengths;
         }
 
-        let pipeline = gpu.pipeline(key)?;
-        let params = gpu.capture("creating the layout uniform", || {
+        let pipeline = gpu.pipeline(key).await?;
+        let params = capture(device, "creating the layout uniform", || {
             device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
                 label: Some("revseq::params"),
                 contents: bytemuck::bytes_of(&params),
                 usage: wgpu::BufferUsages::UNIFORM,
             })
-        })?;
+        })
+        .await?;
         Ok(CompiledReverse {
             gpu: gpu.clone(),
             desc: desc.clone(),
@@ -152,11 +160,58 @@ impl CompiledReverse {
         self.bytes[tensor as usize].next_multiple_of(4)
     }
 
-    /// Records the operator into `encoder`; never submits. Each binding may start at
-    /// an offset (a multiple of `min_storage_buffer_offset_alignment`) and must hold
+    /// Records the operator into `encoder`; never submits and never blocks, on any
+    /// target. Each binding may start at an offset (a multiple of
+    /// `min_storage_buffer_offset_alignment`) and must hold
     /// [`binding_size`](Self::binding_size) bytes; the output buffer must differ from
     /// both inputs. Bytes of the output binding that no output element addresses are
     /// left as they are.
+    ///
+    /// Every rule wgpu checks when binding the tensors is checked here first, so a
+    /// live buffer of this device gets an [`Error`] from this call, not from wgpu.
+    /// What the host cannot see (a destroyed buffer, one from another device) wgpu
+    /// still rejects: natively this call returns that as [`Error::Wgpu`], read from
+    /// an error scope that native wgpu resolves at once; in a browser, where scopes
+    /// resolve only on the event loop, it reaches the caller's own error scopes or
+    /// the device's uncaptured-error handler, like any other call in the encoder.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), revseq::Error> {
+    /// use revseq::{DataType, ReverseSubsequences, TensorDesc, TensorRole};
+    /// use wgpu::util::DeviceExt;
+    /// let gpu = revseq::Gpu::new()?;
+    /// let tensor = TensorDesc::new(DataType::Float32, &[2, 3]);
+    /// let lengths = TensorDesc::new(DataType::Uint32, &[2, 1]);
+    /// let op = gpu.compile(&ReverseSubsequences::new(tensor.clone(), lengths, tensor, 1))?;
+    ///
+    /// let device = gpu.device();
+    /// let storage = |bytes: &[u8], usage| {
+    ///     device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+    ///         label: None,
+    ///         contents: bytes,
+    ///         usage: wgpu::BufferUsages::STORAGE | usage,
+    ///     })
+    /// };
+    /// let input = storage(bytemuck::cast_slice(&[1f32, 2., 3., 4., 5., 6.]), wgpu::BufferUsages::empty());
+    /// let lengths = storage(bytemuck::cast_slice(&[3u32, 2]), wgpu::BufferUsages::empty());
+    /// let output = device.create_buffer(&wgpu::BufferDescriptor {
+    ///     label: None,
+    ///     size: op.binding_size(TensorRole::Output),
+    ///     usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+    ///     mapped_at_creation: false,
+    /// });
+    /// let mut encoder = device.create_command_encoder(&Default::default());
+    /// op.record(
+    ///     &mut encoder,
+    ///     input.as_entire_buffer_binding(),
+    ///     lengths.as_entire_buffer_binding(),
+    ///     output.as_entire_buffer_binding(),
+    /// )?;
+    /// // ... the rest of the caller's work, then one submit.
+    /// gpu.queue().submit([encoder.finish()]);
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn record(
         &self,
         encoder: &mut wgpu::CommandEncoder,
@@ -208,23 +263,34 @@ impl CompiledReverse {
             resource: wgpu::BindingResource::Buffer(exact(b, self.binding_size(tensor))),
         };
         let device = self.gpu.device();
+        let descriptor = wgpu::BindGroupDescriptor {
+            label: Some("revseq::bind_group"),
+            layout: &self.gpu.inner.bind_group_layout,
+            entries: &[
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: self.params.as_entire_binding(),
+                },
+                entry(1, TensorRole::Input, input.clone()),
+                entry(2, TensorRole::SequenceLengths, sequence_lengths.clone()),
+                entry(3, TensorRole::Output, output.clone()),
+            ],
+        };
         // The bind group is the only step wgpu can still reject; make it first, so
         // that a rejection leaves the caller's encoder untouched.
-        let bind_group = self.gpu.capture("binding the tensors", || {
-            device.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: Some("revseq::bind_group"),
-                layout: &self.gpu.inner.bind_group_layout,
-                entries: &[
-                    wgpu::BindGroupEntry {
-                        binding: 0,
-                        resource: self.params.as_entire_binding(),
-                    },
-                    entry(1, TensorRole::Input, input.clone()),
-                    entry(2, TensorRole::SequenceLengths, sequence_lengths.clone()),
-                    entry(3, TensorRole::Output, output.clone()),
-                ],
-            })
-        })?;
+        #[cfg(not(target_arch = "wasm32"))]
+        let bind_group = {
+            let scope = Scope::push(device);
+            let bind_group = device.create_bind_group(&descriptor);
+            // Native wgpu resolves a popped scope at once; one that did not would
+            // be wgpu's own error, so it counts as none rather than a wait.
+            if let Some(Err(error)) = now_or_never(scope.pop("binding the tensors")) {
+                return Err(error);
+            }
+            bind_group
+        };
+        #[cfg(target_arch = "wasm32")]
+        let bind_group = device.create_bind_group(&descriptor);
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some("revseq::reverse_subsequences"),
             timestamp_writes: None,
@@ -236,9 +302,59 @@ impl CompiledReverse {
     }
 
     /// Uploads the tensors, runs the operator and reads the output back into
-    /// `output`. Each slice needs at least its tensor's `min_size_in_bytes`; bytes of
-    /// `output` that no output element addresses keep their values.
+    /// `output`, blocking until it is there. Each slice needs at least its tensor's
+    /// `min_size_in_bytes`; bytes of `output` that no output element addresses keep
+    /// their values. Not on wasm32: use [`CompiledReverse::run_async`].
+    ///
+    /// ```
+    /// # fn main() -> Result<(), revseq::Error> {
+    /// use revseq::{DataType, ReverseSubsequences, TensorDesc};
+    /// let gpu = revseq::Gpu::new()?;
+    /// let tensor = TensorDesc::new(DataType::Uint8, &[2, 4]);
+    /// let lengths = TensorDesc::new(DataType::Int32, &[2, 1]);
+    /// let op = gpu.compile(&ReverseSubsequences::new(tensor.clone(), lengths, tensor, 1))?;
+    /// let mut output = [0u8; 8];
+    /// op.run(&[1, 2, 3, 4, 5, 6, 7, 8], bytemuck::cast_slice(&[4i32, -1]), &mut output)?;
+    /// assert_eq!(output, [4, 3, 2, 1, 5, 6, 7, 8]);
+    /// # Ok(())
+    /// # }
+    /// ```
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn run(
+        &self,
+        input: &[u8],
+        sequence_lengths: &[u8],
+        output: &mut [u8],
+    ) -> Result<(), Error> {
+        block_on(self.run_async(input, sequence_lengths, output))
+    }
+
+    /// [`CompiledReverse::run`] without blocking a thread in a browser: it resolves
+    /// when the output has been read back. Natively wgpu has no thread of its own
+    /// to finish the readback, so this call drives the device until its submission
+    /// is done, and resolves at once after.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), revseq::Error> {
+    /// # pollster::block_on(async {
+    /// use revseq::{DataType, ReverseSubsequences, TensorDesc};
+    /// let gpu = revseq::Gpu::new_async().await?;
+    /// let tensor = TensorDesc::new(DataType::Uint16, &[3]);
+    /// let lengths = TensorDesc::new(DataType::Uint64, &[1]);
+    /// let op = gpu.compile_async(&ReverseSubsequences::new(tensor.clone(), lengths, tensor, 0)).await?;
+    /// let mut output = [0u16; 3];
+    /// op.run_async(
+    ///     bytemuck::cast_slice(&[7u16, 8, 9]),
+    ///     bytemuck::cast_slice(&[9u64]),
+    ///     bytemuck::cast_slice_mut(&mut output),
+    /// )
+    /// .await?;
+    /// assert_eq!(output, [9, 8, 7]);
+    /// # Ok(())
+    /// # })
+    /// # }
+    /// ```
+    pub async fn run_async(
         &self,
         input: &[u8],
         sequence_lengths: &[u8],
@@ -259,66 +375,69 @@ impl CompiledReverse {
             })
         };
         let out_size = self.binding_size(TensorRole::Output);
-        let (staging, submission) = self.gpu.capture("running reverse_subsequences", || {
-            let input = storage(
-                "revseq::input",
-                &input[..in_bytes],
-                wgpu::BufferUsages::empty(),
-            );
-            let lengths = storage(
-                "revseq::sequence_lengths",
-                &sequence_lengths[..len_bytes],
-                wgpu::BufferUsages::empty(),
-            );
-            // A dense output is overwritten whole, so its old bytes need not travel.
-            let out = if self.desc.output.is_dense() {
-                device.create_buffer(&wgpu::BufferDescriptor {
-                    label: Some("revseq::output"),
-                    size: out_size,
-                    usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-                    mapped_at_creation: false,
-                })
-            } else {
-                storage(
-                    "revseq::output",
-                    &output[..out_bytes],
-                    wgpu::BufferUsages::COPY_SRC,
-                )
-            };
-            let staging = device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("revseq::readback"),
+        let scope = Scope::push(device);
+        let input = storage(
+            "revseq::input",
+            &input[..in_bytes],
+            wgpu::BufferUsages::empty(),
+        );
+        let lengths = storage(
+            "revseq::sequence_lengths",
+            &sequence_lengths[..len_bytes],
+            wgpu::BufferUsages::empty(),
+        );
+        // A dense output is overwritten whole, so its old bytes need not travel.
+        let out = if self.desc.output.is_dense() {
+            device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("revseq::output"),
                 size: out_size,
-                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
                 mapped_at_creation: false,
-            });
-            let mut encoder = device.create_command_encoder(&Default::default());
-            let recorded = self.record(
-                &mut encoder,
-                input.as_entire_buffer_binding(),
-                lengths.as_entire_buffer_binding(),
-                out.as_entire_buffer_binding(),
-            );
-            encoder.copy_buffer_to_buffer(&out, 0, &staging, 0, out_size);
-            recorded.map(|()| (staging, self.gpu.queue().submit([encoder.finish()])))
-        })??;
-
-        let (sender, receiver) = std::sync::mpsc::channel();
-        staging.map_async(wgpu::MapMode::Read, .., move |result| {
-            let _ = sender.send(result);
+            })
+        } else {
+            storage(
+                "revseq::output",
+                &output[..out_bytes],
+                wgpu::BufferUsages::COPY_SRC,
+            )
+        };
+        let staging = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("revseq::readback"),
+            size: out_size,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
         });
+        let mut encoder = device.create_command_encoder(&Default::default());
+        let recorded = self.record(
+            &mut encoder,
+            input.as_entire_buffer_binding(),
+            lengths.as_entire_buffer_binding(),
+            out.as_entire_buffer_binding(),
+        );
+        encoder.copy_buffer_to_buffer(&out, 0, &staging, 0, out_size);
+        let submission = recorded.map(|()| self.gpu.queue().submit([encoder.finish()]));
+        let (sender, receiver) = signal::channel();
+        if submission.is_ok() {
+            staging.map_async(wgpu::MapMode::Read, .., move |result| sender.send(result));
+        }
+        let errors = scope.pop("running reverse_subsequences");
+        errors.await?;
+        let _submission = submission?;
+
         let wgpu_error = |message: String| Error::Wgpu {
             context: "reading the output back",
             message,
         };
+        #[cfg(not(target_arch = "wasm32"))]
         device
             .poll(wgpu::PollType::Wait {
-                submission_index: Some(submission),
+                submission_index: Some(_submission),
                 timeout: None,
             })
             .map_err(|e| wgpu_error(e.to_string()))?;
         receiver
-            .recv()
-            .map_err(|e| wgpu_error(e.to_string()))?
+            .await
+            .ok_or_else(|| wgpu_error("the mapping callback was dropped".into()))?
             .map_err(|e| wgpu_error(e.to_string()))?;
         let view = staging
             .get_mapped_range(..)

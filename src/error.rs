@@ -228,10 +228,20 @@ pub enum Error {
         max: usize,
     },
     /// No adapter could be found.
-    #[error(
-        "no GPU adapter found ({reason}); on Debian or Ubuntu install Mesa's software Vulkan \
-         driver with `apt-get install mesa-vulkan-drivers`, or pick another backend with \
-         WGPU_BACKEND"
+    #[cfg_attr(
+        not(target_arch = "wasm32"),
+        error(
+            "no GPU adapter found ({reason}); on Debian or Ubuntu install Mesa's software \
+             Vulkan driver with `apt-get install mesa-vulkan-drivers`, or pick another \
+             backend with WGPU_BACKEND"
+        )
+    )]
+    #[cfg_attr(
+        target_arch = "wasm32",
+        error(
+            "no GPU adapter found ({reason}); the browser must have WebGPU enabled \
+             (`navigator.gpu`; headless Chromium needs --enable-unsafe-webgpu)"
+        )
     )]
     NoAdapter {
         /// wgpu's reason.

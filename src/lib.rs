@@ -34,6 +34,7 @@ mod plan;
 pub mod reference;
 mod scope;
 pub mod shaders;
+mod signal;
 mod tensor;
 
 pub use compiled::CompiledReverse;

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::sync::{PoisonError, RwLock};
 
-use crate::scope::capture;
+use crate::scope::Scope;
 use crate::shaders::{Kernel, PipelineKey};
 use crate::Error;
 
@@ -25,54 +25,61 @@ impl PipelineCache {
         state.pipelines.len()
     }
 
-    pub(crate) fn get_or_build(
+    fn cached(&self, key: PipelineKey) -> Option<wgpu::ComputePipeline> {
+        let state = self.state.read().unwrap_or_else(PoisonError::into_inner);
+        state.pipelines.get(&key).cloned()
+    }
+
+    pub(crate) async fn get_or_build(
         &self,
         device: &wgpu::Device,
         layout: &wgpu::PipelineLayout,
         key: PipelineKey,
     ) -> Result<wgpu::ComputePipeline, Error> {
-        let state = self.state.read().unwrap_or_else(PoisonError::into_inner);
-        if let Some(pipeline) = state.pipelines.get(&key) {
-            return Ok(pipeline.clone());
+        if let Some(pipeline) = self.cached(key) {
+            return Ok(pipeline);
         }
-        drop(state);
-
-        // Building under the write lock means two threads asking for the same new
-        // key build it once; the second finds it on the re-check.
-        let mut state = self.state.write().unwrap_or_else(PoisonError::into_inner);
-        if let Some(pipeline) = state.pipelines.get(&key) {
-            return Ok(pipeline.clone());
-        }
+        // Built without the lock, which must not be held across the await; two
+        // threads asking for the same new key may both build it, and the first
+        // inserted wins.
         let kernel = key.kernel();
-        let module = match state.modules.get(&kernel) {
-            Some(module) => module.clone(),
+        let cached_module = {
+            let state = self.state.read().unwrap_or_else(PoisonError::into_inner);
+            state.modules.get(&kernel).cloned()
+        };
+        let (module, module_errors) = match cached_module {
+            Some(module) => (module, None),
             None => {
-                let module = capture(device, "compiling a shader module", || {
-                    device.create_shader_module(wgpu::ShaderModuleDescriptor {
-                        label: Some(kernel.label()),
-                        source: wgpu::ShaderSource::Wgsl(kernel.source().into()),
-                    })
-                })?;
-                state.modules.insert(kernel, module.clone());
-                module
+                let scope = Scope::push(device);
+                let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+                    label: Some(kernel.label()),
+                    source: wgpu::ShaderSource::Wgsl(kernel.source().into()),
+                });
+                (module, Some(scope.pop("compiling a shader module")))
             }
         };
         let constants = key.constants();
-        let pipeline = capture(device, "building a compute pipeline", || {
-            device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                label: Some(kernel.label()),
-                layout: Some(layout),
-                module: &module,
-                entry_point: Some(Kernel::ENTRY_POINT),
-                compilation_options: wgpu::PipelineCompilationOptions {
-                    constants: &constants,
-                    // The kernels use no workgroup memory.
-                    zero_initialize_workgroup_memory: false,
-                },
-                cache: None,
-            })
-        })?;
-        state.pipelines.insert(key, pipeline.clone());
-        Ok(pipeline)
+        let scope = Scope::push(device);
+        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some(kernel.label()),
+            layout: Some(layout),
+            module: &module,
+            entry_point: Some(Kernel::ENTRY_POINT),
+            compilation_options: wgpu::PipelineCompilationOptions {
+                constants: &constants,
+                // The kernels use no workgroup memory.
+                zero_initialize_workgroup_memory: false,
+            },
+            cache: None,
+        });
+        let pipeline_errors = scope.pop("building a compute pipeline");
+        if let Some(errors) = module_errors {
+            errors.await?;
+        }
+        pipeline_errors.await?;
+
+        let mut state = self.state.write().unwrap_or_else(PoisonError::into_inner);
+        state.modules.entry(kernel).or_insert(module);
+        Ok(state.pipelines.entry(key).or_insert(pipeline).clone())
     }
 }

@@ -2,7 +2,29 @@
 //!
 //! Written for obviousness, not speed, and sharing no index math with the GPU path
 //! (no canonical layout, no stride inversion), so that one bug cannot hide in both.
-//! The tests compare every GPU result against it byte for byte.
+//! The tests compare every GPU result against it byte for byte. It needs no device,
+//! so it is also the operator for code that has none.
+//!
+//! ```
+//! use revseq::{reference, DataType, ReverseSubsequences, TensorDesc};
+//! // Typed: DirectML's first example, along the last axis.
+//! let input: Vec<f32> = (1..=12).map(|v| v as f32).collect();
+//! let output = reference::reverse_subsequences(&input, &[1, 1, 3, 4], &[2u32, 4, 3], 3)?;
+//! assert_eq!(output, [2., 1., 3., 4., 8., 7., 6., 5., 11., 10., 9., 12.]);
+//!
+//! // On bytes, for any descriptor: an output with gaps keeps the bytes between
+//! // elements.
+//! let desc = ReverseSubsequences::new(
+//!     TensorDesc::new(DataType::Uint8, &[3]),
+//!     TensorDesc::new(DataType::Uint32, &[1]),
+//!     TensorDesc::new(DataType::Uint8, &[3]).with_strides(&[2]),
+//!     0,
+//! );
+//! let mut out = [0xFF; 5];
+//! reference::reverse_subsequences_bytes(&desc, &[1, 2, 3], &3u32.to_le_bytes(), &mut out)?;
+//! assert_eq!(out, [3, 0xFF, 2, 0xFF, 1]);
+//! # Ok::<(), revseq::Error>(())
+//! ```
 
 use crate::dtype::{Element, SequenceLength};
 use crate::{onnx, DataType, Error, ReverseSubsequences, TensorDesc};

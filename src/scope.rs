@@ -1,26 +1,87 @@
 //! Turns wgpu's error scopes into `Result`s, so that nothing the library asks of
-//! the device can reach wgpu's default handler, which panics.
+//! the device can reach wgpu's default handler, which panics on native targets.
+//!
+//! Scopes are pushed and popped synchronously (wgpu keeps them per thread); only
+//! the popped results are awaited. Natively they are ready at once; in a browser
+//! they resolve on the event loop.
+
+use std::future::Future;
 
 use crate::Error;
 
-/// Runs `f` inside validation, out-of-memory and internal error scopes and returns
-/// the first error any of them caught.
-pub(crate) fn capture<R>(
+/// Validation, out-of-memory and internal error scopes, pushed together.
+pub(crate) struct Scope {
+    internal: wgpu::ErrorScopeGuard,
+    memory: wgpu::ErrorScopeGuard,
+    validation: wgpu::ErrorScopeGuard,
+}
+
+impl Scope {
+    pub(crate) fn push(device: &wgpu::Device) -> Scope {
+        let internal = device.push_error_scope(wgpu::ErrorFilter::Internal);
+        let memory = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+        let validation = device.push_error_scope(wgpu::ErrorFilter::Validation);
+        Scope {
+            internal,
+            memory,
+            validation,
+        }
+    }
+
+    /// Pops the scopes now and resolves to the first error any of them caught.
+    pub(crate) fn pop(self, context: &'static str) -> impl Future<Output = Result<(), Error>> {
+        // Scopes pop innermost first.
+        let popped = [
+            self.validation.pop(),
+            self.memory.pop(),
+            self.internal.pop(),
+        ];
+        async move {
+            for error in popped {
+                if let Some(error) = error.await {
+                    return Err(Error::Wgpu {
+                        context,
+                        message: error.to_string(),
+                    });
+                }
+            }
+            Ok(())
+        }
+    }
+}
+
+/// Runs `f` inside a [`Scope`] and resolves to its value, or the first error wgpu
+/// reported while it ran.
+pub(crate) async fn capture<R>(
     device: &wgpu::Device,
     context: &'static str,
     f: impl FnOnce() -> R,
 ) -> Result<R, Error> {
-    let internal = device.push_error_scope(wgpu::ErrorFilter::Internal);
-    let memory = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
-    let validation = device.push_error_scope(wgpu::ErrorFilter::Validation);
+    let scope = Scope::push(device);
     let value = f();
-    // Scopes pop innermost first.
-    let errors = [validation.pop(), memory.pop(), internal.pop()].map(pollster::block_on);
-    match errors.into_iter().flatten().next() {
-        Some(error) => Err(Error::Wgpu {
-            context,
-            message: error.to_string(),
-        }),
-        None => Ok(value),
+    let errors = scope.pop(context);
+    errors.await.map(|()| value)
+}
+
+/// The value of a future that needs no waiting, or `None` where it would have to
+/// wait. Native wgpu resolves popped error scopes at once, so `record` reads them
+/// without blocking.
+#[cfg(not(target_arch = "wasm32"))]
+pub(crate) fn now_or_never<F: Future>(future: F) -> Option<F::Output> {
+    use std::task::{Context, Poll, Waker};
+    let mut future = std::pin::pin!(future);
+    match future
+        .as_mut()
+        .poll(&mut Context::from_waker(Waker::noop()))
+    {
+        Poll::Ready(value) => Some(value),
+        Poll::Pending => None,
     }
+}
+
+/// Blocks on `future`: the blocking API's bridge to the async one, on targets
+/// where a thread may wait.
+#[cfg(not(target_arch = "wasm32"))]
+pub(crate) fn block_on<F: Future>(future: F) -> F::Output {
+    pollster::block_on(future)
 }

@@ -7,6 +7,19 @@ use crate::DataType;
 /// Without strides the tensor is packed row-major. A stride of 0 repeats one element
 /// along that dimension (broadcast); this is allowed for the input and the sequence
 /// lengths, not for the output.
+///
+/// ```
+/// use revseq::{DataType, TensorDesc};
+/// // A packed [2, 3] tensor of f32: 24 bytes.
+/// let packed = TensorDesc::new(DataType::Float32, &[2, 3]);
+/// assert_eq!(packed.min_size_in_bytes(), 24);
+/// // The same sizes column-major with a gap of one element after each column.
+/// let gapped = TensorDesc::new(DataType::Float32, &[2, 3]).with_strides(&[1, 3]);
+/// assert_eq!(gapped.min_size_in_bytes(), 32);
+/// // One length per row, repeated for every column (ONNX's [batch] lengths).
+/// let lengths = TensorDesc::new(DataType::Int64, &[2, 1]).with_strides(&[1, 0]);
+/// assert_eq!(lengths.min_size_in_bytes(), 16);
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct TensorDesc {
     data_type: DataType,

@@ -2,6 +2,8 @@
 //! nothing. A binary of its own, because it sets process-wide environment variables;
 //! one test, so that the settings never race.
 
+#![cfg(not(target_arch = "wasm32"))]
+
 use revseq::{Error, Gpu};
 
 #[test]

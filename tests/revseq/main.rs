@@ -1,5 +1,8 @@
 //! All GPU and reference tests in one binary, to link wgpu once.
 
+#![cfg(not(target_arch = "wasm32"))]
+
+mod asynchronous;
 mod cache;
 mod examples;
 mod exhaustive;
