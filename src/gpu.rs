@@ -71,36 +71,7 @@ impl Gpu {
     /// # }
     /// ```
     pub async fn new_async() -> Result<Gpu, Error> {
-        let instance =
-            wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
-        let adapter = match std::env::var("WGPU_ADAPTER_NAME") {
-            Ok(name) => {
-                let adapters = instance.enumerate_adapters(wgpu::Backends::all()).await;
-                let wanted = name.to_lowercase();
-                let names: Vec<String> = adapters.iter().map(|a| a.get_info().name).collect();
-                match names
-                    .iter()
-                    .position(|n| n.to_lowercase().contains(&wanted))
-                {
-                    Some(i) => adapters.into_iter().nth(i).expect("index from position"),
-                    None => {
-                        return Err(Error::AdapterNotFound {
-                            name,
-                            available: names,
-                        })
-                    }
-                }
-            }
-            Err(_) => instance
-                .request_adapter(&wgpu::RequestAdapterOptions {
-                    power_preference: wgpu::PowerPreference::from_env().unwrap_or_default(),
-                    ..Default::default()
-                })
-                .await
-                .map_err(|e| Error::NoAdapter {
-                    reason: e.to_string(),
-                })?,
-        };
+        let adapter = find_adapter().await?;
         let (device, queue) = adapter
             .request_device(&wgpu::DeviceDescriptor {
                 label: Some("revseq"),
@@ -392,4 +363,50 @@ impl Gpu {
             .await?;
         Ok(T::from_bytes(&output))
     }
+}
+
+/// The adapter `Gpu::new` opens. `WGPU_BACKEND` names the backends to search;
+/// without it the primary backends (Vulkan, Metal, DX12, the browser's WebGPU) come
+/// first and GL only when they have nothing, because probing GL through EGL prints
+/// to stderr on a machine without a display.
+async fn find_adapter() -> Result<wgpu::Adapter, Error> {
+    let tiers = match wgpu::Backends::from_env() {
+        Some(backends) => vec![backends],
+        None => vec![wgpu::Backends::PRIMARY, wgpu::Backends::SECONDARY],
+    };
+    let wanted = std::env::var("WGPU_ADAPTER_NAME").ok();
+    let mut available = Vec::new();
+    let mut reason = String::new();
+    for backends in tiers {
+        let instance = wgpu::Instance::new(wgpu::InstanceDescriptor {
+            backends,
+            ..wgpu::InstanceDescriptor::new_without_display_handle_from_env()
+        });
+        match &wanted {
+            Some(name) => {
+                let wanted = name.to_lowercase();
+                for adapter in instance.enumerate_adapters(backends).await {
+                    let found = adapter.get_info().name;
+                    if found.to_lowercase().contains(&wanted) {
+                        return Ok(adapter);
+                    }
+                    available.push(found);
+                }
+            }
+            None => {
+                let options = wgpu::RequestAdapterOptions {
+                    power_preference: wgpu::PowerPreference::from_env().unwrap_or_default(),
+                    ..Default::default()
+                };
+                match instance.request_adapter(&options).await {
+                    Ok(adapter) => return Ok(adapter),
+                    Err(e) => reason = e.to_string(),
+                }
+            }
+        }
+    }
+    Err(match wanted {
+        Some(name) => Error::AdapterNotFound { name, available },
+        None => Error::NoAdapter { reason },
+    })
 }

@@ -1,6 +1,7 @@
 //! Adapter selection through the environment: what `Gpu::new` returns when it finds
 //! nothing. A binary of its own, because it sets process-wide environment variables;
-//! one test, so that the settings never race.
+//! the settings it changes are read by it alone (the other test runs `Gpu::new` in a
+//! child process with them removed).
 
 #![cfg(not(target_arch = "wasm32"))]
 
@@ -32,4 +33,44 @@ fn adapter_selection_failures_are_errors_not_panics() {
             .contains("apt-get install mesa-vulkan-drivers"),
         "{err}"
     );
+}
+
+/// On a healthy machine `Gpu::new` writes nothing to stderr: GL (whose EGL setup
+/// may talk to a display server) is searched only when the primary backends have
+/// no adapter. "Healthy" includes a login session's `XDG_RUNTIME_DIR`: without one,
+/// Mesa's implicit Vulkan layer `VK_LAYER_MESA_device_select` asks libwayland for a
+/// compositor, which prints two lines whatever the application does
+/// (`NODEVICE_SELECT=1` silences it). Checked in a child process, whose stderr is
+/// the library's alone.
+#[cfg(unix)]
+#[test]
+fn opening_the_default_adapter_prints_nothing() {
+    const CHILD: &str = "REVSEQ_STDERR_PROBE";
+    if std::env::var_os(CHILD).is_some() {
+        Gpu::new().expect("an adapter");
+        return;
+    }
+    let runtime_dir = std::env::temp_dir().join(format!("revseq-xdg-{}", std::process::id()));
+    std::fs::create_dir_all(&runtime_dir).unwrap();
+    std::fs::set_permissions(
+        &runtime_dir,
+        std::os::unix::fs::PermissionsExt::from_mode(0o700),
+    )
+    .unwrap();
+    let output = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "opening_the_default_adapter_prints_nothing",
+            "--nocapture",
+        ])
+        .env(CHILD, "1")
+        .env("XDG_RUNTIME_DIR", &runtime_dir)
+        .env_remove("WGPU_BACKEND")
+        .env_remove("WGPU_ADAPTER_NAME")
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_dir(&runtime_dir);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "the child failed: {stderr}");
+    assert!(stderr.trim().is_empty(), "Gpu::new printed: {stderr}");
 }
