@@ -372,41 +372,67 @@ impl Bench {
         COPY_STEPS[best]
     }
 
-    /// Verifies `desc` against the reference, then times it beside both copies.
-    fn row(&self, layout: &str, desc: &ReverseSubsequences, copy_steps: u32, seconds: f64) -> Row {
+    /// Device tensors for `desc`, filled the same way every run.
+    fn prepare(&self, desc: &ReverseSubsequences) -> Prepared {
         let mut rng = Rng(0x2545_F491_4F6C_DD1D ^ desc.input.element_count());
-        let compiled: CompiledReverse = self.gpu.compile(desc).expect("compile");
         let input_bytes: Vec<u8> = (0..desc.input.min_size_in_bytes())
             .map(|_| rng.next() as u8)
             .collect();
         let length_bytes = length_values(desc, &mut rng);
         let out_size = desc.output.min_size_in_bytes();
-        let input = self.storage(&input_bytes);
-        let lengths = self.storage(&length_bytes);
-        let output = self.storage(&vec![0; out_size.next_multiple_of(4) as usize]);
-        let op = |encoder: &mut wgpu::CommandEncoder| {
+        Prepared {
+            input: self.storage(&input_bytes),
+            lengths: self.storage(&length_bytes),
+            output: self.storage(&vec![0; out_size.next_multiple_of(4) as usize]),
+            input_bytes,
+            length_bytes,
+        }
+    }
+
+    /// Records `compiled` on `tensors`.
+    fn op<'a>(
+        compiled: &'a CompiledReverse,
+        tensors: &'a Prepared,
+    ) -> impl Fn(&mut wgpu::CommandEncoder) + 'a {
+        move |encoder| {
             compiled
                 .record(
                     encoder,
-                    input.as_entire_buffer_binding(),
-                    lengths.as_entire_buffer_binding(),
-                    output.as_entire_buffer_binding(),
+                    tensors.input.as_entire_buffer_binding(),
+                    tensors.lengths.as_entire_buffer_binding(),
+                    tensors.output.as_entire_buffer_binding(),
                 )
                 .expect("record")
-        };
+        }
+    }
 
-        // Verify before timing.
+    /// Runs `op` once and compares the output with the reference's.
+    fn verify(&self, desc: &ReverseSubsequences, tensors: &Prepared, op: &Record) -> bool {
         let mut encoder = self
             .gpu
             .device()
             .create_command_encoder(&Default::default());
+        encoder.clear_buffer(&tensors.output, 0, None);
         op(&mut encoder);
         self.gpu.queue().submit([encoder.finish()]);
-        let actual = self.read_back(&output);
-        let mut expected = vec![0u8; out_size as usize];
-        reference::reverse_subsequences_bytes(desc, &input_bytes, &length_bytes, &mut expected)
-            .expect("reference");
-        let verified = actual[..expected.len()] == expected[..];
+        let actual = self.read_back(&tensors.output);
+        let mut expected = vec![0u8; desc.output.min_size_in_bytes() as usize];
+        reference::reverse_subsequences_bytes(
+            desc,
+            &tensors.input_bytes,
+            &tensors.length_bytes,
+            &mut expected,
+        )
+        .expect("reference");
+        actual[..expected.len()] == expected[..]
+    }
+
+    /// Verifies `desc` against the reference, then times it beside both copies.
+    fn row(&self, layout: &str, desc: &ReverseSubsequences, copy_steps: u32, seconds: f64) -> Row {
+        let compiled: CompiledReverse = self.gpu.compile(desc).expect("compile");
+        let tensors = self.prepare(desc);
+        let op = Self::op(&compiled, &tensors);
+        let verified = self.verify(desc, &tensors, &op);
 
         // Both copies move the tensor's element bytes, densely.
         let bytes =
@@ -430,6 +456,58 @@ impl Bench {
             op_gbps: gbps(times[0]),
             copy_kernel_gbps: gbps(times[1]),
             copy_buffer_gbps: gbps(times[2]),
+            verified,
+        }
+    }
+}
+
+/// Device tensors and the host bytes they were filled from.
+struct Prepared {
+    input: wgpu::Buffer,
+    lengths: wgpu::Buffer,
+    output: wgpu::Buffer,
+    input_bytes: Vec<u8>,
+    length_bytes: Vec<u8>,
+}
+
+/// A layout run whole and windowed, timed in the same run on the same device.
+struct WindowedRow {
+    layout: String,
+    variant: &'static str,
+    dispatches: usize,
+    whole_gbps: f64,
+    windowed_gbps: f64,
+    verified: bool,
+}
+
+impl Bench {
+    /// Verifies `desc` windowed into bindings of `window` bytes, then times it
+    /// beside the same operator in one dispatch.
+    fn windowed_row(
+        &self,
+        layout: &str,
+        desc: &ReverseSubsequences,
+        window: u64,
+        seconds: f64,
+    ) -> WindowedRow {
+        let whole = self.gpu.compile(desc).expect("compile");
+        let windowed = self
+            .gpu
+            .with_max_binding(window)
+            .compile(desc)
+            .expect("compile windowed");
+        let tensors = self.prepare(desc);
+        let (whole_op, windowed_op) = (Self::op(&whole, &tensors), Self::op(&windowed, &tensors));
+        let verified = self.verify(desc, &tensors, &windowed_op);
+        let times = self.time(seconds, &[&whole_op, &windowed_op]);
+        let bytes =
+            desc.output.element_count() * u64::from(desc.output.data_type().size_in_bytes());
+        WindowedRow {
+            layout: layout.to_string(),
+            variant: windowed.variant().name(),
+            dispatches: windowed.dispatch_count(),
+            whole_gbps: bytes as f64 / times[0] / 1e9,
+            windowed_gbps: bytes as f64 / times[1] / 1e9,
             verified,
         }
     }
@@ -476,7 +554,13 @@ fn print_row(row: &Row) {
     );
 }
 
-fn write_json(path: &str, adapter: &wgpu::AdapterInfo, copy_steps: u32, rows: &[Row]) {
+fn write_json(
+    path: &str,
+    adapter: &wgpu::AdapterInfo,
+    copy_steps: u32,
+    rows: &[Row],
+    windowed: &[WindowedRow],
+) {
     let escape = |s: &str| s.replace('\\', "\\\\").replace('"', "\\\"");
     let mut json = String::new();
     let _ = write!(
@@ -504,6 +588,20 @@ fn write_json(path: &str, adapter: &wgpu::AdapterInfo, copy_steps: u32, rows: &[
             if i + 1 < rows.len() { "," } else { "" }
         );
     }
+    json.push_str("  ],\n  \"windowed\": [\n");
+    for (i, row) in windowed.iter().enumerate() {
+        let _ = writeln!(
+            json,
+            "    {{\"width\": 4, \"layout\": \"{}\", \"variant\": \"{}\", \"dispatches\": {}, \"whole_gbps\": {:.4}, \"windowed_gbps\": {:.4}, \"verified\": {}}}{}",
+            row.layout,
+            row.variant,
+            row.dispatches,
+            row.whole_gbps,
+            row.windowed_gbps,
+            row.verified,
+            if i + 1 < windowed.len() { "," } else { "" }
+        );
+    }
     json.push_str("  ]\n}\n");
     std::fs::write(path, json).unwrap_or_else(|e| panic!("writing {path}: {e}"));
 }
@@ -524,14 +622,14 @@ fn main() {
     );
     print_header();
 
+    let wanted = |list: &[String], item: &str| list.is_empty() || list.iter().any(|l| l == item);
     let mut rows = Vec::new();
     if args.sweep {
         // 4-byte innermost from 1 MiB, doubling, up to the largest tensor the
-        // adapter takes (its binding and buffer limits, and what the crate addresses).
+        // adapter takes (its buffer limit; past its binding limit, windowed), as
+        // long as the host holds the reference's copies.
         let limits = bench.gpu.device().limits();
-        let largest = revseq::MAX_TENSOR_BYTES
-            .min(limits.max_storage_buffer_binding_size)
-            .min(limits.max_buffer_size);
+        let largest = limits.max_buffer_size.min(1 << 31);
         let mut size = 1u64 << 20;
         while size <= largest {
             let desc = descriptor("innermost", DataType::Float32, (size / 4) as u32);
@@ -541,8 +639,6 @@ fn main() {
             size *= 2;
         }
     } else {
-        let wanted =
-            |list: &[String], item: &str| list.is_empty() || list.iter().any(|l| l == item);
         for data_type in WIDTHS {
             let width = data_type.size_in_bytes();
             if !args.widths.is_empty() && !args.widths.contains(&width) {
@@ -557,15 +653,47 @@ fn main() {
             }
         }
     }
+    let mut windowed = Vec::new();
+    if !args.sweep {
+        // 4-byte layouts with bindings of a quarter of the tensor, beside the same
+        // layouts in one dispatch.
+        let window = bytes / 4;
+        println!(
+            "\nwindowed: 4-byte layouts bound {} KiB at a time, beside the same in one dispatch",
+            window >> 10
+        );
+        println!(
+            "{:<16} {:<7} {:>10} {:>10} {:>12} {:>8}  verified",
+            "layout", "variant", "dispatches", "whole GB/s", "windowed GB/s", "t ratio"
+        );
+        for layout in ["innermost", "middle", "onnx-batch-major", "onnx-time-major"]
+            .into_iter()
+            .filter(|l| wanted(&args.layouts, l))
+        {
+            let desc = descriptor(layout, DataType::Float32, (bytes / 4) as u32);
+            let row = bench.windowed_row(layout, &desc, window, args.seconds);
+            println!(
+                "{:<16} {:<7} {:>10} {:>10.2} {:>12.2} {:>7.2}×  {}",
+                row.layout,
+                row.variant,
+                row.dispatches,
+                row.whole_gbps,
+                row.windowed_gbps,
+                row.whole_gbps / row.windowed_gbps,
+                if row.verified { "yes" } else { "NO" }
+            );
+            windowed.push(row);
+        }
+    }
     if let Some(path) = &args.json {
-        write_json(path, &info, copy_steps, &rows);
+        write_json(path, &info, copy_steps, &rows, &windowed);
     }
     println!(
         "\ngeometric mean of the operator's time ÷ the copy kernel's: {:.2}×, ÷ copy_buffer_to_buffer's: {:.2}×",
         geomean(rows.iter().map(|r| r.copy_kernel_gbps / r.op_gbps)),
         geomean(rows.iter().map(|r| r.copy_buffer_gbps / r.op_gbps))
     );
-    if rows.iter().any(|r| !r.verified) {
+    if rows.iter().any(|r| !r.verified) || windowed.iter().any(|r| !r.verified) {
         eprintln!("some rows differ from the reference");
         std::process::exit(1);
     }

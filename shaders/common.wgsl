@@ -33,6 +33,28 @@ struct Params {
     segments: u32,
     // `Gather` of 4-byte and wider elements: vectors per band of columns.
     band: u32,
+    // Windowed dispatch (`src/window.rs`): elements from the start of each binding
+    // to this dispatch's piece of the tensors. The input's wraps (mod 2^32) where
+    // the binding starts past the piece; added to an offset inside the binding,
+    // the sum is exact.
+    in_shift: u32,
+    len_shift: u32,
+    out_shift: u32,
+    // The general kernels and `Runs`: the axis position of the piece's first
+    // position and the size of the whole axis; and the sources this dispatch
+    // writes: those at axis positions [position_lo, position_hi) whose offset from
+    // the origin of position_lo in the piece is in [source_lo, source_hi). A
+    // dispatch of the whole tensor has 0, the axis size, and everything.
+    axis_start: u32,
+    axis_size: u32,
+    source_lo: u32,
+    source_hi: u32,
+    position_lo: u32,
+    position_hi: u32,
+    // To a whole number of 16-byte rows, as `Params` in `src/compiled.rs`.
+    reserved_a: u32,
+    reserved_b: u32,
+    reserved_c: u32,
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
@@ -72,6 +94,19 @@ fn lane_length(index: u32, n: u32) -> u32 {
     let top = select(lo, hi, LEN_WORDS == 2u);
     let negative = LEN_SIGNED && bitcast<i32>(top) < 0;
     return select(select(min(lo, n), n, hi != 0u), 0u, negative);
+}
+
+// A windowed dispatch's source: the offset, from the start of the input binding,
+// of the input at axis position `s` and offset `rest` (from the piece's origin)
+// along the other dimensions; `in_axis` is the axis stride. Past the binding's end
+// (2^32 - 1) where the dispatch leaves the source to another.
+const ELSEWHERE: u32 = 0xffffffffu;
+
+fn windowed_source(rest: u32, s: u32, in_axis: u32) -> u32 {
+    let offset = rest + (s - params.position_lo) * in_axis;
+    let here = s >= params.position_lo && s < params.position_hi
+        && offset >= params.source_lo && offset < params.source_hi;
+    return select(ELSEWHERE, offset + params.in_shift, here);
 }
 
 // Position along the axis that output position `t` reads from.

@@ -17,8 +17,16 @@ fn main(
     let first = work.first;
     let last = work.last;
     let o = outer(work.run, size_at(AXIS));
-    let s = mirrored(o.t, lane_length(o.len_offset, size_at(AXIS)));
-    let in_run = vec_index(o.in_offset + s * in_stride_at(AXIS));
+    // A windowed dispatch may hold a part of the axis from `axis_start` on, and
+    // input windows of whole axis positions: it copies only the runs whose source
+    // position its input binding holds (`src/window.rs`). One dispatch of the
+    // whole tensor holds every position and source.
+    let s = mirrored(params.axis_start + o.t, lane_length(o.len_offset, params.axis_size));
+    let source = windowed_source(o.in_offset - params.in_shift, s, in_stride_at(AXIS));
+    if (source == ELSEWHERE) {
+        return;
+    }
+    let in_run = vec_index(source);
     let out_run = vec_index(o.out_offset + o.t * out_stride_at(AXIS));
     // A constant trip count, so that the loop unrolls; the bound is a mask.
     for (var k = 0u; k < STEPS; k++) {

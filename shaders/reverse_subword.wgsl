@@ -39,8 +39,11 @@ fn main(
         // coordinates fall out of dividing by each stride in turn; the offset is an
         // element exactly when every coordinate is in range and nothing is left.
         // Out-of-range coordinates are clamped so that no read leaves its tensor.
-        var rem = w * ELEMS_PER_WORD + lane;
-        var is_element = true;
+        // Element offsets count from the piece's origin, `out_shift` elements into
+        // the binding (a windowed dispatch's piece may start mid-word).
+        let position = w * ELEMS_PER_WORD + lane;
+        var rem = position - params.out_shift;
+        var is_element = position >= params.out_shift;
         var in_offset = 0u;
         var len_offset = 0u;
         var t = 0u;
@@ -60,8 +63,12 @@ fn main(
         }
         is_element = is_element && rem == 0u;
 
-        let s = mirrored(t, lane_length(len_offset, size_at(AXIS)));
-        let value = read_element(in_offset + s * in_stride_at(AXIS));
+        let s = mirrored(params.axis_start + t, lane_length(params.len_shift + len_offset, params.axis_size));
+        // Only sources this dispatch's input binding holds; an element whose source
+        // lies in another window is written by that window's dispatch.
+        let source = windowed_source(in_offset, s, in_stride_at(AXIS));
+        is_element = is_element && source != ELSEWHERE;
+        let value = read_element(select(0u, source, is_element));
         let shift = lane * ELEM_BITS;
         let merged = (word & ~(ELEM_MASK << shift)) | (value << shift);
         word = select(word, merged, is_element);

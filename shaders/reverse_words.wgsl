@@ -39,8 +39,14 @@ fn main(
         }
     }
 
-    let s = mirrored(t, lane_length(len_offset, size_at(AXIS)));
-    in_offset += s * in_stride_at(AXIS);
+    let s = mirrored(params.axis_start + t, lane_length(params.len_shift + len_offset, params.axis_size));
+    // A windowed dispatch writes only the elements whose source its input binding
+    // holds; another dispatch writes the rest.
+    in_offset = windowed_source(in_offset, s, in_stride_at(AXIS));
+    if (in_offset == ELSEWHERE) {
+        return;
+    }
+    out_offset += params.out_shift;
     for (var w = 0u; w < ELEM_WORDS; w++) {
         dst[out_offset * ELEM_WORDS + w] = src[in_offset * ELEM_WORDS + w];
     }

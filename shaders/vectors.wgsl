@@ -30,7 +30,8 @@ struct Outer {
 }
 
 fn outer(index: u32, axis_size: u32) -> Outer {
-    var o = Outer(0u, 0u, 0u, 0u);
+    // Windowed dispatches (`src/window.rs`): offsets from the start of each binding.
+    var o = Outer(params.out_shift, params.in_shift, params.len_shift, 0u);
     var rem = index;
     // Dimensions RANK-2 down to 0; the outermost takes what is left, undivided.
     for (var k = 2u; k <= RANK; k++) {

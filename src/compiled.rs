@@ -9,6 +9,7 @@ use crate::scope::{block_on, now_or_never};
 use crate::scope::{capture, Scope};
 use crate::shaders::{PipelineKey, WORKGROUP_SIZE};
 use crate::signal;
+use crate::window::{self, Dispatch, Window};
 use crate::{Error, Gpu, ReverseSubsequences, TensorRole, Variant};
 
 /// The layout uniform; matches `Params` in `shaders/common.wgsl`.
@@ -23,26 +24,45 @@ struct Params {
     vecs: u32,
     segments: u32,
     band: u32,
+    in_shift: u32,
+    len_shift: u32,
+    out_shift: u32,
+    axis_start: u32,
+    axis_size: u32,
+    source_lo: u32,
+    source_hi: u32,
+    position_lo: u32,
+    position_hi: u32,
+    reserved: [u32; 3],
 }
 
 pub(crate) const PARAMS_SIZE: u64 = std::mem::size_of::<Params>() as u64;
 
-/// An operator compiled for one [`Gpu`]: its pipeline and its layout uniform, made
-/// once. Recording it is cheap: one bind group and one dispatch.
+/// An operator compiled for one [`Gpu`]: its pipeline and its layout uniforms, made
+/// once. Recording it is cheap: a bind group and a dispatch per window of the
+/// tensors, one where they fit a single storage binding.
 #[derive(Debug)]
 pub struct CompiledReverse {
     gpu: Gpu,
     desc: ReverseSubsequences,
     key: PipelineKey,
     pipeline: wgpu::ComputePipeline,
+    /// One `Params` per dispatch, `params_stride` bytes apart.
     params: wgpu::Buffer,
-    /// Invocations with work; 0 for a tensor without elements.
-    invocations: u32,
-    workgroups: [u32; 2],
+    params_stride: u64,
+    dispatches: Vec<Recorded>,
     /// The device's `min_storage_buffer_offset_alignment`.
     offset_alignment: u64,
     /// `min_size_in_bytes` of input, sequence lengths and output.
     bytes: [u64; 3],
+}
+
+/// What `record` needs of one dispatch.
+#[derive(Debug)]
+struct Recorded {
+    /// Input, sequence lengths and output windows, relative to the caller's bindings.
+    windows: [Window; 3],
+    workgroups: [u32; 2],
 }
 
 impl CompiledReverse {
@@ -53,71 +73,139 @@ impl CompiledReverse {
         desc.validate()?;
         let device = &gpu.inner.device;
         let limits = device.limits();
-        let limit = crate::operator::MAX_TENSOR_BYTES
-            .min(limits.max_storage_buffer_binding_size)
-            .min(limits.max_buffer_size);
         let bytes = desc.tensors().map(|(_, t)| t.min_size_in_bytes());
         for ((tensor, _), bytes) in desc.tensors().into_iter().zip(bytes) {
-            if bytes.next_multiple_of(4) > limit {
+            if bytes.next_multiple_of(4) > limits.max_buffer_size {
                 return Err(Error::TensorTooLarge {
                     tensor,
                     bytes,
-                    limit,
+                    limit: limits.max_buffer_size,
+                    limit_name: "the device's max_buffer_size",
                 });
             }
         }
 
         let layout = Layout::canonical(desc);
         let element_bytes = desc.input.data_type().size_in_bytes();
-        let plan = Plan::new(&layout, element_bytes, bytes[2], gpu.inner.tuning);
-        let key = PipelineKey {
+        let length_bytes = desc.sequence_lengths.data_type().size_in_bytes();
+        let widths = [element_bytes, length_bytes, element_bytes].map(u64::from);
+        let offset_alignment = u64::from(limits.min_storage_buffer_offset_alignment);
+        let pieces = window::split(
+            &layout,
+            widths,
+            bytes,
+            gpu.inner.max_binding,
+            offset_alignment,
+        )?;
+        let tuning = gpu.inner.tuning;
+        let key_of = |plan: &Plan, piece: &Dispatch| PipelineKey {
             variant: plan.variant,
             steps: plan.steps,
             vector_bytes: plan.vector_bytes,
             element_bytes,
-            rank: layout.rank() as u32,
-            axis: layout.axis as u32,
-            length_bytes: desc.sequence_lengths.data_type().size_in_bytes(),
+            rank: piece.layout.rank() as u32,
+            axis: piece.layout.axis as u32,
+            length_bytes,
             signed_lengths: desc.sequence_lengths.data_type().is_signed_integer(),
         };
-        let invocations = plan.invocations;
-        let groups = invocations.div_ceil(WORKGROUP_SIZE);
-        let max = limits.max_compute_workgroups_per_dimension.max(1);
-        let x = groups.min(max);
-        let y = if groups == 0 { 0 } else { groups.div_ceil(x) };
-        // Unreachable on adapters that meet WebGPU's 65,535 groups per dimension,
-        // but an adapter below that gets an error, not a short dispatch.
-        if y > max {
-            let bytes_per_invocation = bytes[2] / u64::from(invocations);
-            return Err(Error::TensorTooLarge {
-                tensor: TensorRole::Output,
-                bytes: bytes[2],
-                limit: u64::from(max).pow(2) * u64::from(WORKGROUP_SIZE) * bytes_per_invocation,
-            });
-        }
-
-        let mut params = Params {
-            sizes: [0; 8],
-            out_strides: [0; 8],
-            in_strides: [0; 8],
-            len_strides: [0; 8],
-            count: invocations,
-            vecs: plan.vecs,
-            segments: plan.segments,
-            band: plan.band,
+        // Bytes from the start of a dispatch's output binding to the end of its piece.
+        let output_end = |piece: &Dispatch| {
+            if piece.layout.element_count() == 0 {
+                return 0;
+            }
+            let elements = piece
+                .layout
+                .dims
+                .iter()
+                .map(|d| u64::from(d.size.saturating_sub(1)) * d.output)
+                .sum::<u64>()
+                + 1;
+            (u64::from(piece.shifts[2]) + elements) * u64::from(element_bytes)
         };
-        for (d, dim) in layout.dims.iter().enumerate() {
-            params.sizes[d] = dim.size;
-            params.out_strides[d] = dim.output;
-            params.in_strides[d] = dim.input;
-            params.len_strides[d] = dim.lengths;
+        // One pipeline for every dispatch: the plan's variant where every piece can
+        // run it from a vector-aligned start, else the general kernels.
+        let fast = |piece: &Dispatch| {
+            let plan = Plan::new(&piece.layout, element_bytes, output_end(piece), tuning);
+            let aligned = |shift: u32| {
+                u64::from(shift) * u64::from(element_bytes) % u64::from(plan.vector_bytes.max(1))
+                    == 0
+            };
+            let runs_by_position = piece.by_position && plan.variant == Variant::Runs;
+            ((piece.whole || runs_by_position)
+                && aligned(piece.shifts[0])
+                && aligned(piece.shifts[2]))
+            .then_some(plan)
+        };
+        let mut plans: Vec<Plan> = pieces.iter().map_while(fast).collect();
+        if plans.len() < pieces.len()
+            || plans
+                .iter()
+                .zip(&pieces)
+                .any(|(plan, piece)| key_of(plan, piece) != key_of(&plans[0], &pieces[0]))
+        {
+            plans = pieces
+                .iter()
+                .map(|piece| Plan::general(&piece.layout, element_bytes, output_end(piece)))
+                .collect();
+        }
+        let key = key_of(&plans[0], &pieces[0]);
+
+        let max = limits.max_compute_workgroups_per_dimension.max(1);
+        let params_stride =
+            PARAMS_SIZE.next_multiple_of(u64::from(limits.min_uniform_buffer_offset_alignment));
+        let mut uniform = vec![0u8; params_stride as usize * pieces.len()];
+        let mut dispatches = Vec::with_capacity(pieces.len());
+        for (i, (plan, piece)) in plans.iter().zip(&pieces).enumerate() {
+            let groups = plan.invocations.div_ceil(WORKGROUP_SIZE);
+            let x = groups.min(max);
+            let y = if groups == 0 { 0 } else { groups.div_ceil(x) };
+            // Unreachable on adapters that meet WebGPU's 65,535 groups per dimension,
+            // but an adapter below that gets an error, not a short dispatch.
+            if y > max {
+                let bytes_per_invocation = bytes[2] / u64::from(plan.invocations);
+                return Err(Error::TensorTooLarge {
+                    tensor: TensorRole::Output,
+                    bytes: bytes[2],
+                    limit: u64::from(max).pow(2) * u64::from(WORKGROUP_SIZE) * bytes_per_invocation,
+                    limit_name: "the device's max_compute_workgroups_per_dimension squared",
+                });
+            }
+            let mut params = Params {
+                count: plan.invocations,
+                vecs: plan.vecs,
+                segments: plan.segments,
+                band: plan.band,
+                in_shift: piece.shifts[0],
+                len_shift: piece.shifts[1],
+                out_shift: piece.shifts[2],
+                axis_start: piece.axis_start,
+                axis_size: layout.dims[layout.axis].size,
+                source_lo: piece.sources[0],
+                source_hi: piece.sources[1],
+                position_lo: piece.positions[0],
+                position_hi: piece.positions[1],
+                ..bytemuck::Zeroable::zeroed()
+            };
+            // Every stride of a piece fits a u32: its offsets do (window.rs).
+            for (d, dim) in piece.layout.dims.iter().enumerate() {
+                params.sizes[d] = dim.size;
+                params.out_strides[d] = dim.output as u32;
+                params.in_strides[d] = dim.input as u32;
+                params.len_strides[d] = dim.lengths as u32;
+            }
+            let at = i * params_stride as usize;
+            uniform[at..at + PARAMS_SIZE as usize].copy_from_slice(bytemuck::bytes_of(&params));
+            dispatches.push(Recorded {
+                windows: piece.windows,
+                workgroups: [x, y],
+            });
         }
 
         let pipeline = gpu.pipeline(key).await?;
         let params = capture(device, "creating the layout uniform", || {
             device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
                 label: Some("revseq::params"),
-                contents: bytemuck::bytes_of(&params),
+                contents: &uniform,
                 usage: wgpu::BufferUsages::UNIFORM,
             })
         })
@@ -128,9 +216,9 @@ impl CompiledReverse {
             key,
             pipeline,
             params,
-            invocations,
-            workgroups: [x, y],
-            offset_alignment: u64::from(limits.min_storage_buffer_offset_alignment),
+            params_stride,
+            dispatches,
+            offset_alignment,
             bytes,
         })
     }
@@ -150,9 +238,15 @@ impl CompiledReverse {
         self.key.variant
     }
 
-    /// Workgroups dispatched, in x and y (more than 65,535 fold into y).
+    /// Workgroups of the first dispatch, in x and y (more than 65,535 fold into y).
     pub fn workgroups(&self) -> [u32; 2] {
-        self.workgroups
+        self.dispatches[0].workgroups
+    }
+
+    /// Dispatches `record` records: one where every tensor fits one storage
+    /// binding, more where a tensor is windowed.
+    pub fn dispatch_count(&self) -> usize {
+        self.dispatches.len()
     }
 
     /// Bytes each binding must hold: the tensor's minimum size rounded up to 4.
@@ -254,51 +348,73 @@ impl CompiledReverse {
                 return Err(Error::OutputAliases { tensor: *tensor });
             }
         }
-        if self.invocations == 0 {
+        if self.is_empty() {
             return Ok(());
         }
 
-        let entry = |binding, tensor, b| wgpu::BindGroupEntry {
-            binding,
-            resource: wgpu::BindingResource::Buffer(exact(b, self.binding_size(tensor))),
-        };
         let device = self.gpu.device();
-        let descriptor = wgpu::BindGroupDescriptor {
-            label: Some("revseq::bind_group"),
-            layout: &self.gpu.inner.bind_group_layout,
-            entries: &[
-                wgpu::BindGroupEntry {
-                    binding: 0,
-                    resource: self.params.as_entire_binding(),
-                },
-                entry(1, TensorRole::Input, input.clone()),
-                entry(2, TensorRole::SequenceLengths, sequence_lengths.clone()),
-                entry(3, TensorRole::Output, output.clone()),
-            ],
+        let bindings = [&input, &sequence_lengths, &output];
+        let bind_group = |(i, dispatch): (usize, &Recorded)| {
+            let window = |binding: usize, w: Window| wgpu::BindGroupEntry {
+                binding: binding as u32 + 1,
+                resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                    buffer: bindings[binding].buffer,
+                    offset: bindings[binding].offset + w.offset,
+                    size: wgpu::BufferSize::new(w.size),
+                }),
+            };
+            device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("revseq::bind_group"),
+                layout: &self.gpu.inner.bind_group_layout,
+                entries: &[
+                    wgpu::BindGroupEntry {
+                        binding: 0,
+                        resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                            buffer: &self.params,
+                            offset: i as u64 * self.params_stride,
+                            size: wgpu::BufferSize::new(PARAMS_SIZE),
+                        }),
+                    },
+                    window(0, dispatch.windows[0]),
+                    window(1, dispatch.windows[1]),
+                    window(2, dispatch.windows[2]),
+                ],
+            })
         };
-        // The bind group is the only step wgpu can still reject; make it first, so
-        // that a rejection leaves the caller's encoder untouched.
+        // The bind groups are the only step wgpu can still reject; make them first,
+        // so that a rejection leaves the caller's encoder untouched.
         #[cfg(not(target_arch = "wasm32"))]
-        let bind_group = {
+        let bind_groups: Vec<wgpu::BindGroup> = {
             let scope = Scope::push(device);
-            let bind_group = device.create_bind_group(&descriptor);
+            let bind_groups = self.dispatches.iter().enumerate().map(bind_group).collect();
             // Native wgpu resolves a popped scope at once; one that did not would
             // be wgpu's own error, so it counts as none rather than a wait.
             if let Some(Err(error)) = now_or_never(scope.pop("binding the tensors")) {
                 return Err(error);
             }
-            bind_group
+            bind_groups
         };
         #[cfg(target_arch = "wasm32")]
-        let bind_group = device.create_bind_group(&descriptor);
+        let bind_groups: Vec<wgpu::BindGroup> =
+            self.dispatches.iter().enumerate().map(bind_group).collect();
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some("revseq::reverse_subsequences"),
             timestamp_writes: None,
         });
         pass.set_pipeline(&self.pipeline);
-        pass.set_bind_group(0, &bind_group, &[]);
-        pass.dispatch_workgroups(self.workgroups[0], self.workgroups[1], 1);
+        // In order: a windowed dispatch may merge into words an earlier one wrote.
+        for (dispatch, bind_group) in self.dispatches.iter().zip(&bind_groups) {
+            if dispatch.workgroups[0] > 0 {
+                pass.set_bind_group(0, bind_group, &[]);
+                pass.dispatch_workgroups(dispatch.workgroups[0], dispatch.workgroups[1], 1);
+            }
+        }
         Ok(())
+    }
+
+    /// Whether no dispatch has work: a tensor without elements.
+    fn is_empty(&self) -> bool {
+        self.dispatches.iter().all(|d| d.workgroups[0] == 0)
     }
 
     /// Uploads the tensors, runs the operator and reads the output back into
@@ -362,7 +478,7 @@ impl CompiledReverse {
     ) -> Result<(), Error> {
         self.desc
             .check_host_slices([input.len(), sequence_lengths.len(), output.len()])?;
-        if self.invocations == 0 {
+        if self.is_empty() {
             return Ok(());
         }
         let [in_bytes, len_bytes, out_bytes] = self.bytes.map(|b| b as usize);
@@ -444,13 +560,5 @@ impl CompiledReverse {
             .map_err(|e| wgpu_error(e.to_string()))?;
         output[..out_bytes].copy_from_slice(&view[..out_bytes]);
         Ok(())
-    }
-}
-
-/// `binding` narrowed to the `size` bytes the kernel addresses.
-fn exact(binding: wgpu::BufferBinding<'_>, size: u64) -> wgpu::BufferBinding<'_> {
-    wgpu::BufferBinding {
-        size: wgpu::BufferSize::new(size),
-        ..binding
     }
 }

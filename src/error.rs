@@ -115,16 +115,29 @@ pub enum Error {
         /// The smallest stride that would not overlap.
         required: u64,
     },
-    /// A tensor needs more bytes than one storage binding may hold.
-    #[error(
-        "{tensor}: needs {bytes} bytes, more than the {limit}-byte limit of one storage binding"
-    )]
+    /// A tensor needs more bytes than a limit allows.
+    #[error("{tensor}: needs {bytes} bytes, more than the {limit} bytes of {limit_name}")]
     TensorTooLarge {
         /// The tensor.
         tensor: TensorRole,
         /// The bytes it needs.
         bytes: u64,
         /// The limit.
+        limit: u64,
+        /// Which limit: the device's `max_buffer_size`, what the crate describes at
+        /// all, or what one binding window addresses.
+        limit_name: &'static str,
+    },
+    /// The tensors' strides scatter them over more binding windows than one
+    /// operator records dispatches for.
+    #[error(
+        "the tensors need {dispatches} windowed dispatches, more than the {limit} one operator \
+         records: their strides scatter them over far more memory than one binding holds"
+    )]
+    TooManyDispatches {
+        /// Dispatches needed (or counted so far).
+        dispatches: u64,
+        /// The most one operator records.
         limit: u64,
     },
     /// A host slice is shorter than its tensor's minimum size.

@@ -22,6 +22,8 @@ pub(crate) struct Inner {
     pub(crate) queue: wgpu::Queue,
     pub(crate) bind_group_layout: wgpu::BindGroupLayout,
     pub(crate) tuning: Tuning,
+    /// Bytes one storage binding may hold: the device's limit, or lower.
+    pub(crate) max_binding: u64,
     pipeline_layout: wgpu::PipelineLayout,
     cache: PipelineCache,
 }
@@ -105,14 +107,42 @@ impl Gpu {
     /// ```
     pub fn from_wgpu(device: wgpu::Device, queue: wgpu::Queue) -> Gpu {
         let tuning = Tuning::for_adapter(&device.adapter_info());
-        Gpu::with_device(device, queue, tuning)
+        let max_binding = device.limits().max_storage_buffer_binding_size;
+        Gpu::with_device(device, queue, tuning, max_binding)
     }
 
     /// The same device and queue with the plan tuned for `tuning`, for an adapter
     /// whose device type misleads (a GPU reported as `Other`, say) or to compare the
     /// two. Results are identical; the clone has its own pipeline cache.
     pub fn with_tuning(&self, tuning: Tuning) -> Gpu {
-        Gpu::with_device(self.device().clone(), self.queue().clone(), tuning)
+        let inner = &self.inner;
+        Gpu::with_device(
+            inner.device.clone(),
+            inner.queue.clone(),
+            tuning,
+            inner.max_binding,
+        )
+    }
+
+    /// The same device and queue, binding at most `bytes` of a buffer at a time:
+    /// tensors past it run as several dispatches, each binding a window of each
+    /// buffer, as tensors past the device's own limit do. For comparing windowed and
+    /// whole dispatches on one device, or keeping bindings small. `bytes` above the
+    /// device's limit changes nothing; the clone has its own pipeline cache.
+    pub fn with_max_binding(&self, bytes: u64) -> Gpu {
+        let inner = &self.inner;
+        let max_binding = bytes.min(inner.device.limits().max_storage_buffer_binding_size);
+        Gpu::with_device(
+            inner.device.clone(),
+            inner.queue.clone(),
+            inner.tuning,
+            max_binding,
+        )
+    }
+
+    /// The most bytes one storage binding holds; larger tensors are windowed.
+    pub fn max_binding(&self) -> u64 {
+        self.inner.max_binding
     }
 
     /// What the plan is tuned for.
@@ -120,7 +150,12 @@ impl Gpu {
         self.inner.tuning
     }
 
-    fn with_device(device: wgpu::Device, queue: wgpu::Queue, tuning: Tuning) -> Gpu {
+    fn with_device(
+        device: wgpu::Device,
+        queue: wgpu::Queue,
+        tuning: Tuning,
+        max_binding: u64,
+    ) -> Gpu {
         // Input and output are `array<u32>` in some kernels and `array<vec4<u32>>` in
         // others, so their minimum size is left to each pipeline; `record` checks
         // every binding against the tensor before wgpu sees it.
@@ -163,6 +198,7 @@ impl Gpu {
                 queue,
                 bind_group_layout,
                 tuning,
+                max_binding,
                 pipeline_layout,
                 cache: PipelineCache::default(),
             }),

@@ -16,12 +16,14 @@ pub(crate) struct Layout {
     pub(crate) dims: Vec<Dim>,
 }
 
+/// Strides are u64: a tensor may be larger than 4 GiB. A kernel sees only the
+/// layout of one window (`window.rs`), whose strides fit a u32.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Dim {
     pub(crate) size: u32,
-    pub(crate) output: u32,
-    pub(crate) input: u32,
-    pub(crate) lengths: u32,
+    pub(crate) output: u64,
+    pub(crate) input: u64,
+    pub(crate) lengths: u64,
 }
 
 impl Layout {
@@ -31,13 +33,11 @@ impl Layout {
         let out = desc.output.effective_strides();
         let inp = desc.input.effective_strides();
         let len = desc.sequence_lengths.effective_strides();
-        // `validate` bounds every offset by u32::MAX, so each stride of a dimension
-        // of size > 1 fits a u32; the others are never used.
         let dim = |d: usize| Dim {
             size: desc.input.sizes()[d],
-            output: out[d] as u32,
-            input: inp[d] as u32,
-            lengths: if d == axis { 0 } else { len[d] as u32 },
+            output: out[d],
+            input: inp[d],
+            lengths: if d == axis { 0 } else { len[d] },
         };
 
         let mut order: Vec<usize> = (0..desc.input.rank())
@@ -85,7 +85,7 @@ impl Layout {
         let mut d = 0;
         while d + 1 < self.dims.len() {
             let (outer, inner) = (self.dims[d], self.dims[d + 1]);
-            let contiguous = |o: u32, i: u32| u64::from(o) == u64::from(i) * u64::from(inner.size);
+            let contiguous = |o: u64, i: u64| o == i * u64::from(inner.size);
             if d != self.axis
                 && d + 1 != self.axis
                 && contiguous(outer.output, inner.output)

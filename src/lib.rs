@@ -36,6 +36,7 @@ mod scope;
 pub mod shaders;
 mod signal;
 mod tensor;
+mod window;
 
 pub use compiled::CompiledReverse;
 pub use dtype::{DataType, Element, SequenceLength};

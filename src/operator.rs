@@ -6,9 +6,10 @@ use crate::{Error, TensorDesc, TensorRole};
 /// Highest rank DirectML accepts, and the most dimensions the kernels carry.
 pub const MAX_RANK: usize = 8;
 
-/// Largest tensor, in bytes, that the kernels address: every offset they compute
-/// is a `u32` count of bytes or elements. Adapters may lower it further.
-pub const MAX_TENSOR_BYTES: u64 = u32::MAX as u64 & !3;
+/// Largest tensor, in bytes, a descriptor may describe (256 TiB), so that every
+/// offset stays exact in 64 bits. A device lowers it to its `max_buffer_size`;
+/// tensors past one storage binding run as several dispatches.
+pub const MAX_TENSOR_BYTES: u64 = 1 << 48;
 
 /// `DML_REVERSE_SUBSEQUENCES_OPERATOR_DESC`: for every lane along `axis`, reverse the
 /// first `L` elements, `L` being the lane's sequence length clamped to `[0, size]`, and
@@ -185,6 +186,7 @@ impl ReverseSubsequences {
                     tensor,
                     bytes,
                     limit: MAX_TENSOR_BYTES,
+                    limit_name: "MAX_TENSOR_BYTES",
                 });
             }
         }

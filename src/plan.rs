@@ -148,16 +148,10 @@ pub(crate) struct Plan {
 }
 
 impl Plan {
-    /// The plan for `layout` of `element_bytes`-byte elements; `output_bytes` is the
-    /// output's `min_size_in_bytes`.
-    pub(crate) fn new(
-        layout: &Layout,
-        element_bytes: u32,
-        output_bytes: u64,
-        tuning: Tuning,
-    ) -> Plan {
-        let cpu = tuning == Tuning::Cpu;
-        let general = Plan {
+    /// The `General` plan: one invocation per output element (4 bytes and wider) or
+    /// per 32-bit word of the `output_bytes` the output binding spans.
+    pub(crate) fn general(layout: &Layout, element_bytes: u32, output_bytes: u64) -> Plan {
+        Plan {
             variant: Variant::General,
             steps: 1,
             vector_bytes: 0,
@@ -169,7 +163,19 @@ impl Plan {
             } else {
                 layout.element_count()
             } as u32,
-        };
+        }
+    }
+
+    /// The plan for `layout` of `element_bytes`-byte elements; `output_bytes` is the
+    /// output's `min_size_in_bytes`.
+    pub(crate) fn new(
+        layout: &Layout,
+        element_bytes: u32,
+        output_bytes: u64,
+        tuning: Tuning,
+    ) -> Plan {
+        let cpu = tuning == Tuning::Cpu;
+        let general = Plan::general(layout, element_bytes, output_bytes);
         let rank = layout.rank();
         let inner = layout.dims[rank - 1];
         let variant = if layout.axis == rank - 1 {
@@ -242,18 +248,18 @@ impl VectorLayout {
     /// aligned to them.
     fn of(layout: &Layout, element_bytes: u32, vector_bytes: u32) -> Option<VectorLayout> {
         let inner = *layout.dims.last()?;
-        let bytes = |elements: u32| u64::from(elements) * u64::from(element_bytes);
-        let aligned = |elements: u32| bytes(elements) % u64::from(vector_bytes) == 0;
+        let bytes = |elements: u64| elements * u64::from(element_bytes);
+        let aligned = |elements: u64| bytes(elements) % u64::from(vector_bytes) == 0;
         let fits = layout.element_count() > 0
             && inner.output == 1
             && inner.input == 1
-            && aligned(inner.size)
+            && aligned(inner.size.into())
             && layout.dims[..layout.rank() - 1]
                 .iter()
                 .all(|d| aligned(d.output) && aligned(d.input));
         fits.then_some(VectorLayout {
             bytes: vector_bytes,
-            vecs: (bytes(inner.size) / u64::from(vector_bytes)) as u32,
+            vecs: (bytes(inner.size.into()) / u64::from(vector_bytes)) as u32,
         })
     }
 }

@@ -13,3 +13,4 @@ mod strided;
 mod support;
 mod validation;
 mod variants;
+mod windows;

@@ -1,7 +1,9 @@
 //! Recording into the caller's encoder: bindings at offsets inside larger buffers,
 //! canaries around the output that must survive, and binding errors.
 
-use revseq::{reference, DataType, Error, ReverseSubsequences, TensorDesc, TensorRole, Variant};
+use revseq::{
+    reference, DataType, Error, Gpu, ReverseSubsequences, TensorDesc, TensorRole, Variant,
+};
 use wgpu::util::DeviceExt;
 
 use crate::support::{gpu, Rng};
@@ -9,8 +11,11 @@ use crate::support::{gpu, Rng};
 const CANARY: u8 = 0xC3;
 
 fn storage(contents: &[u8], usage: wgpu::BufferUsages) -> wgpu::Buffer {
-    gpu()
-        .device()
+    storage_on(gpu(), contents, usage)
+}
+
+fn storage_on(gpu: &Gpu, contents: &[u8], usage: wgpu::BufferUsages) -> wgpu::Buffer {
+    gpu.device()
         .create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("test"),
             contents,
@@ -18,8 +23,8 @@ fn storage(contents: &[u8], usage: wgpu::BufferUsages) -> wgpu::Buffer {
         })
 }
 
-fn read_back(buffer: &wgpu::Buffer) -> Vec<u8> {
-    let device = gpu().device();
+fn read_back_on(gpu: &Gpu, buffer: &wgpu::Buffer) -> Vec<u8> {
+    let device = gpu.device();
     let staging = device.create_buffer(&wgpu::BufferDescriptor {
         label: Some("test readback"),
         size: buffer.size(),
@@ -28,7 +33,7 @@ fn read_back(buffer: &wgpu::Buffer) -> Vec<u8> {
     });
     let mut encoder = device.create_command_encoder(&Default::default());
     encoder.copy_buffer_to_buffer(buffer, 0, &staging, 0, buffer.size());
-    gpu().queue().submit([encoder.finish()]);
+    gpu.queue().submit([encoder.finish()]);
     staging.map_async(wgpu::MapMode::Read, .., |r| r.unwrap());
     device.poll(wgpu::PollType::wait_indefinitely()).unwrap();
     let view = staging.get_mapped_range(..).unwrap();
@@ -39,9 +44,15 @@ fn read_back(buffer: &wgpu::Buffer) -> Vec<u8> {
 /// the operator through `record`, and checks the whole output buffer: the tensor's
 /// bytes against the reference, every other byte still the canary.
 fn run_at_offset(desc: &ReverseSubsequences, seed: u64) {
-    let offset = u64::from(gpu().device().limits().min_storage_buffer_offset_alignment).max(256);
+    run_at_offset_on(gpu(), desc, seed)
+}
+
+/// Runs `desc` through `record` with every binding at an aligned offset inside a
+/// larger buffer of canaries, and checks the whole output buffer.
+pub(crate) fn run_at_offset_on(gpu: &Gpu, desc: &ReverseSubsequences, seed: u64) {
+    let offset = u64::from(gpu.device().limits().min_storage_buffer_offset_alignment).max(256);
     let mut rng = Rng::new(seed);
-    let compiled = gpu().compile(desc).unwrap();
+    let compiled = gpu.compile(desc).unwrap();
     let in_bytes = rng.bytes(desc.input.min_size_in_bytes() as usize);
     let len_bytes: Vec<u8> = (0..desc.sequence_lengths.min_size_in_bytes() / 4)
         .flat_map(|_| (rng.below(9) as u32).to_le_bytes())
@@ -52,18 +63,18 @@ fn run_at_offset(desc: &ReverseSubsequences, seed: u64) {
         all.resize(all.len().next_multiple_of(4) + 64, CANARY);
         all
     };
-    let input = storage(&padded(&in_bytes), wgpu::BufferUsages::empty());
-    let lengths = storage(&padded(&len_bytes), wgpu::BufferUsages::empty());
+    let input = storage_on(gpu, &padded(&in_bytes), wgpu::BufferUsages::empty());
+    let lengths = storage_on(gpu, &padded(&len_bytes), wgpu::BufferUsages::empty());
     let out_len = desc.output.min_size_in_bytes() as usize;
     let out_initial = padded(&vec![CANARY; out_len]);
-    let output = storage(&out_initial, wgpu::BufferUsages::COPY_SRC);
+    let output = storage_on(gpu, &out_initial, wgpu::BufferUsages::COPY_SRC);
     let binding = |buffer, tensor| wgpu::BufferBinding {
         buffer,
         offset,
         size: wgpu::BufferSize::new(compiled.binding_size(tensor)),
     };
 
-    let mut encoder = gpu().device().create_command_encoder(&Default::default());
+    let mut encoder = gpu.device().create_command_encoder(&Default::default());
     compiled
         .record(
             &mut encoder,
@@ -72,8 +83,8 @@ fn run_at_offset(desc: &ReverseSubsequences, seed: u64) {
             binding(&output, TensorRole::Output),
         )
         .unwrap();
-    gpu().queue().submit([encoder.finish()]);
-    let actual = read_back(&output);
+    gpu.queue().submit([encoder.finish()]);
+    let actual = read_back_on(gpu, &output);
 
     let mut expected = out_initial.clone();
     let window = offset as usize..offset as usize + out_len;
