@@ -309,36 +309,46 @@ impl Bench {
             .find(|(s, _)| *s == steps)
             .unwrap()
             .1;
-        fn binding(buffer: &wgpu::Buffer, bytes: u64) -> wgpu::BindingResource<'_> {
+        fn binding(buffer: &wgpu::Buffer, offset: u64, bytes: u64) -> wgpu::BindingResource<'_> {
             wgpu::BindingResource::Buffer(wgpu::BufferBinding {
                 buffer,
-                offset: 0,
+                offset,
                 size: wgpu::BufferSize::new(bytes / 16 * 16),
             })
         }
-        let bind_group = self
-            .gpu
-            .device()
-            .create_bind_group(&wgpu::BindGroupDescriptor {
-                label: Some("bench copy"),
-                layout: &self.copy_layout,
-                entries: &[
-                    wgpu::BindGroupEntry {
-                        binding: 0,
-                        resource: binding(src, bytes),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: 1,
-                        resource: binding(dst, bytes),
-                    },
-                ],
-            });
-        let groups = (bytes / 16).div_ceil(u64::from(steps) * 256) as u32;
-        let x = groups.min(65535);
+        // Past one binding, a dispatch per binding-sized chunk, as the operator does.
+        let per_group = 16 * u64::from(steps) * 256;
+        let chunk = (self.gpu.device().limits().max_storage_buffer_binding_size / per_group
+            * per_group)
+            .min(bytes);
         let mut pass = encoder.begin_compute_pass(&Default::default());
         pass.set_pipeline(pipeline);
-        pass.set_bind_group(0, &bind_group, &[]);
-        pass.dispatch_workgroups(x, groups.div_ceil(x), 1);
+        let mut offset = 0;
+        while offset < bytes {
+            let size = chunk.min(bytes - offset);
+            let bind_group = self
+                .gpu
+                .device()
+                .create_bind_group(&wgpu::BindGroupDescriptor {
+                    label: Some("bench copy"),
+                    layout: &self.copy_layout,
+                    entries: &[
+                        wgpu::BindGroupEntry {
+                            binding: 0,
+                            resource: binding(src, offset, size),
+                        },
+                        wgpu::BindGroupEntry {
+                            binding: 1,
+                            resource: binding(dst, offset, size),
+                        },
+                    ],
+                });
+            let groups = (size / 16).div_ceil(u64::from(steps) * 256) as u32;
+            let x = groups.min(65535);
+            pass.set_bind_group(0, &bind_group, &[]);
+            pass.dispatch_workgroups(x, groups.div_ceil(x), 1);
+            offset += size;
+        }
     }
 
     /// The copy kernel's fastest step count on `bytes` bytes.

@@ -259,7 +259,10 @@ impl CompiledReverse {
     /// `min_storage_buffer_offset_alignment`) and must hold
     /// [`binding_size`](Self::binding_size) bytes; the output buffer must differ from
     /// both inputs. Bytes of the output binding that no output element addresses are
-    /// left as they are.
+    /// left as they are. A tensor past one storage binding records
+    /// [`dispatch_count`](Self::dispatch_count) dispatches in one compute pass, each
+    /// binding a window of each buffer; `binding_size` may then exceed the device's
+    /// binding limit (never its `max_buffer_size`).
     ///
     /// Every rule wgpu checks when binding the tensors is checked here first, so a
     /// live buffer of this device gets an [`Error`] from this call, not from wgpu.
