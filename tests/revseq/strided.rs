@@ -143,7 +143,7 @@ fn every_canonical_rank_and_axis_runs_uncollapsed() {
 
 /// A random layout of `sizes`: a random dimension order with random gaps, or
 /// (for inputs and lengths) stride 0 on some dimensions.
-fn random_strides(rng: &mut Rng, sizes: &[u32], broadcast: bool) -> Vec<u32> {
+pub(crate) fn random_strides(rng: &mut Rng, sizes: &[u32], broadcast: bool) -> Vec<u32> {
     let mut order: Vec<usize> = (0..sizes.len()).collect();
     for i in (1..order.len()).rev() {
         order.swap(i, rng.below(i as u64 + 1) as usize);

@@ -8,6 +8,7 @@ use std::sync::OnceLock;
 use revseq::{reference, DataType, Gpu, ReverseSubsequences, TensorDesc, TensorRole, Variant};
 
 use crate::record::run_at_offset_on;
+use crate::strided::random_strides;
 use crate::support::{assert_matches_reference_on, gpu_with_limits, Rng, LENGTH_TYPES};
 
 const WINDOW: u32 = 64 << 10;
@@ -241,6 +242,54 @@ fn random_layouts_in_windows() {
         let lengths = lengths(&desc, &mut rng_case);
         assert_matches_reference_on(gpu, &desc, &input, &lengths);
     }
+}
+
+/// Random permuted, gapped and broadcast strides on tensors of one to four
+/// windows: every cut, the offset windows of scattered inputs among them.
+#[test]
+fn random_strided_layouts_in_windows() {
+    let mut rng = Rng::new(91);
+    let mut windowed = 0;
+    for case in 0..40u64 {
+        let rank = 1 + rng.below(4) as usize;
+        let axis = rng.below(rank as u64) as usize;
+        let data_type = DataType::ALL[rng.below(DataType::ALL.len() as u64) as usize];
+        let elements =
+            (WINDOW as u64 + rng.below(3 * WINDOW as u64)) / u64::from(data_type.size_in_bytes());
+        let mut sizes = vec![1u32; rank];
+        let mut left = elements;
+        for (d, slot) in sizes.iter_mut().enumerate() {
+            let size = if d + 1 == rank {
+                left.max(1)
+            } else {
+                2 + rng.below(left.min(40))
+            };
+            *slot = size as u32;
+            left = (left / size).max(1);
+        }
+        let mut length_sizes = sizes.clone();
+        length_sizes[axis] = 1;
+        let length_type = LENGTH_TYPES[rng.below(4) as usize];
+        let mut tensor = |data_type, sizes: &[u32], broadcast| {
+            TensorDesc::new(data_type, sizes)
+                .with_strides(&random_strides(&mut rng, sizes, broadcast))
+        };
+        let desc = ReverseSubsequences::new(
+            tensor(data_type, &sizes, true),
+            tensor(length_type, &length_sizes, true),
+            tensor(data_type, &sizes, false),
+            axis as u32,
+        );
+        let gpu = small_windows();
+        if gpu.compile(&desc).unwrap().dispatch_count() > 1 {
+            windowed += 1;
+        }
+        let mut case_rng = Rng::new(case);
+        let input = case_rng.bytes(desc.input.min_size_in_bytes() as usize);
+        let lengths = lengths(&desc, &mut case_rng);
+        assert_matches_reference_on(gpu, &desc, &input, &lengths);
+    }
+    assert!(windowed >= 20, "only {windowed} of 40 cases ran windowed");
 }
 
 /// A real tensor past the 128 MiB binding of `Limits::default()`, what most
