@@ -13,12 +13,19 @@
 //! that region fits one window, one dispatch writes the whole piece, with any kernel
 //! variant. When it does not (the piece holds only part of the axis, or the input's
 //! strides scatter it), the region is cut into windows and the piece runs once per
-//! input window, through the general kernels, each dispatch writing only the
-//! elements whose source lies in its window. A source lies in exactly one window, so
-//! every element is still written exactly once. An element a dispatch skips keeps
-//! its bytes: the 1- and 2-byte kernel merges the elements it writes into the words
-//! it stores, and the dispatches of one compute pass run in order, each seeing the
-//! writes of those before it.
+//! input window, each dispatch writing only the elements whose source lies in its
+//! window. A source lies in exactly one window, so every element is still written
+//! exactly once. An element a dispatch skips keeps its bytes: the 1- and 2-byte
+//! kernel merges the elements it writes into the words it stores, and the
+//! dispatches of one compute pass run in order, each seeing the writes of those
+//! before it.
+//!
+//! Input windows hold whole axis positions where one position's sources end
+//! before the next position's begin: a source's position then names its window,
+//! `Runs` (whose runs lie within one position) can skip whole runs, and windows
+//! that no output position of the piece can read from are not dispatched. Where
+//! positions interleave, windows are ranges of input offsets from the piece's
+//! origin, and only the general kernels run.
 
 use crate::layout::{Dim, Layout};
 use crate::{Error, TensorRole};
