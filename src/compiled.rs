@@ -108,24 +108,10 @@ impl CompiledReverse {
             length_bytes,
             signed_lengths: desc.sequence_lengths.data_type().is_signed_integer(),
         };
-        // Bytes from the start of a dispatch's output binding to the end of its piece.
-        let output_end = |piece: &Dispatch| {
-            if piece.layout.element_count() == 0 {
-                return 0;
-            }
-            let elements = piece
-                .layout
-                .dims
-                .iter()
-                .map(|d| u64::from(d.size.saturating_sub(1)) * d.output)
-                .sum::<u64>()
-                + 1;
-            (u64::from(piece.shifts[2]) + elements) * u64::from(element_bytes)
-        };
         // One pipeline for every dispatch: the plan's variant where every piece can
         // run it from a vector-aligned start, else the general kernels.
         let fast = |piece: &Dispatch| {
-            let plan = Plan::new(&piece.layout, element_bytes, output_end(piece), tuning);
+            let plan = Plan::new(&piece.layout, element_bytes, piece.windows[2].size, tuning);
             let aligned = |shift: u32| {
                 u64::from(shift) * u64::from(element_bytes) % u64::from(plan.vector_bytes.max(1))
                     == 0
@@ -145,7 +131,7 @@ impl CompiledReverse {
         {
             plans = pieces
                 .iter()
-                .map(|piece| Plan::general(&piece.layout, element_bytes, output_end(piece)))
+                .map(|piece| Plan::general(&piece.layout, element_bytes, piece.windows[2].size))
                 .collect();
         }
         let key = key_of(&plans[0], &pieces[0]);

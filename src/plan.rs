@@ -142,8 +142,8 @@ pub(crate) struct Plan {
     pub(crate) segments: u32,
     /// Vectors per band (wider `Gather`): a multiple of `steps`.
     pub(crate) band: u32,
-    /// Invocations with work: at most one per output element or per output word, so
-    /// below 2^32 for every tensor `validate` admits.
+    /// Invocations with work: at most one per output element or per output word of
+    /// one window, so below 2^32.
     pub(crate) invocations: u32,
 }
 
@@ -167,7 +167,7 @@ impl Plan {
     }
 
     /// The plan for `layout` of `element_bytes`-byte elements; `output_bytes` is the
-    /// output's `min_size_in_bytes`.
+    /// size of the output binding it writes through.
     pub(crate) fn new(
         layout: &Layout,
         element_bytes: u32,

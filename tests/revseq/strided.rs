@@ -20,7 +20,9 @@ fn strides_in_order(sizes: &[u32], order: &[usize], gap: &[u32]) -> Vec<u32> {
     strides
 }
 
-fn lengths_for(rng: &mut Rng, desc: &ReverseSubsequences, axis_size: u32) -> Vec<u8> {
+/// Lengths for every slot of `desc`'s lengths tensor, drawn from the values that
+/// test the clamp: none, part, all, past the axis, and the type's extremes.
+pub(crate) fn lengths_for(rng: &mut Rng, desc: &ReverseSubsequences, axis_size: u32) -> Vec<u8> {
     let length_type = desc.sequence_lengths.data_type();
     let pool = interesting_lengths(length_type, axis_size);
     let slots = desc.sequence_lengths.min_size_in_bytes() / u64::from(length_type.size_in_bytes());

@@ -8,7 +8,7 @@ use std::sync::OnceLock;
 use revseq::{reference, DataType, Gpu, ReverseSubsequences, TensorDesc, TensorRole, Variant};
 
 use crate::record::run_at_offset_on;
-use crate::strided::random_strides;
+use crate::strided::{lengths_for, random_strides};
 use crate::support::{assert_matches_reference_on, gpu_with_limits, Rng, LENGTH_TYPES};
 
 const WINDOW: u32 = 64 << 10;
@@ -23,27 +23,6 @@ fn small_windows() -> &'static Gpu {
     })
 }
 
-/// Lengths of `length_type` for every slot of `desc`'s lengths tensor: nothing,
-/// part, all, past the axis, and negative for signed types.
-fn lengths(desc: &ReverseSubsequences, rng: &mut Rng) -> Vec<u8> {
-    let length_type = desc.sequence_lengths.data_type();
-    let width = length_type.size_in_bytes() as usize;
-    let n = i64::from(desc.input.sizes()[desc.axis as usize]);
-    let slots = desc.sequence_lengths.min_size_in_bytes() as usize / width;
-    (0..slots)
-        .flat_map(|slot| {
-            let value = match slot % 6 {
-                0 => 0,
-                1 => n,
-                2 => n + 5,
-                3 if matches!(length_type, DataType::Int32 | DataType::Int64) => -2,
-                _ => rng.below(n as u64 + 1) as i64,
-            };
-            value.to_le_bytes()[..width].to_vec()
-        })
-        .collect()
-}
-
 /// Runs `desc` windowed against the reference, asserting it needs several
 /// dispatches.
 fn check(desc: &ReverseSubsequences, seed: u64) -> usize {
@@ -53,7 +32,7 @@ fn check(desc: &ReverseSubsequences, seed: u64) -> usize {
     assert!(dispatches > 1, "{desc:?} ran unwindowed");
     let mut rng = Rng::new(seed);
     let input = rng.bytes(desc.input.min_size_in_bytes() as usize);
-    let lengths = lengths(desc, &mut rng);
+    let lengths = lengths_for(&mut rng, desc, desc.input.sizes()[desc.axis as usize]);
     assert_matches_reference_on(gpu, desc, &input, &lengths);
     dispatches
 }
@@ -239,7 +218,7 @@ fn random_layouts_in_windows() {
         let gpu = small_windows();
         let mut rng_case = Rng::new(case as u64);
         let input = rng_case.bytes(desc.input.min_size_in_bytes() as usize);
-        let lengths = lengths(&desc, &mut rng_case);
+        let lengths = lengths_for(&mut rng_case, &desc, sizes[axis as usize]);
         assert_matches_reference_on(gpu, &desc, &input, &lengths);
     }
 }
@@ -286,7 +265,7 @@ fn random_strided_layouts_in_windows() {
         }
         let mut case_rng = Rng::new(case);
         let input = case_rng.bytes(desc.input.min_size_in_bytes() as usize);
-        let lengths = lengths(&desc, &mut case_rng);
+        let lengths = lengths_for(&mut case_rng, &desc, sizes[axis]);
         assert_matches_reference_on(gpu, &desc, &input, &lengths);
     }
     assert!(windowed >= 20, "only {windowed} of 40 cases ran windowed");
