@@ -27,11 +27,10 @@ struct Params {
     count: u32,
     // The vector kernels: 16-byte vectors in one row or run of the innermost dimension.
     vecs: u32,
-    // The vector kernels: invocations per row or run (`Rows`, `Runs`), blocks of
-    // STEPS positions along the axis (`Gather`, 1- and 2-byte elements) or bands of
-    // columns (`Gather`, wider elements).
+    // The vector kernels: invocations per row or run (`Rows`, `Runs`) or blocks
+    // of STEPS positions along the axis (`Gather`).
     segments: u32,
-    // `Gather` of 4-byte and wider elements: vectors per band of columns.
+    // `Gather`: columns per band.
     band: u32,
     // Windowed dispatch (`src/window.rs`): elements from the start of each binding
     // to this dispatch's piece of the tensors. The input's wraps (mod 2^32) where

@@ -1,14 +1,9 @@
 // The reversed axis outside a contiguous innermost dimension along which the length
 // changes from element to element (`Gather`): each element of an output vector may
 // come from another position along the axis, so the vector is gathered element by
-// element. Two traversals, by element width:
-// - 4 bytes and wider (WALK_AXIS false): each invocation writes STEPS consecutive
-//   vectors of one axis position, loading their few lengths as it goes. Invocations
-//   sweep a band of `params.band` columns at every axis position before the next
-//   band, so that writes stream and the band's input rows stay in cache.
-// - 1 and 2 bytes (WALK_AXIS true): a vector holds 16 or 8 lengths, too many to
-//   reload at every position, so each invocation owns one vector column and STEPS
-//   positions along the axis, loading the column's lengths once for all of them.
+// element. Each invocation owns one vector column and STEPS positions along the
+// axis, loading the column's lengths once for all of them (`gather_column` in
+// `vectors.wgsl` orders the invocations).
 //
 // The column's lengths live in four vec4 (no private array, whose dynamic indexing
 // a CPU adapter turns into per-lane memory traffic), four elements' sources are
@@ -39,9 +34,6 @@ fn pair(x: u32) -> vec2<u32> {
     let v = src[x / 2u];
     return select(v.xy, v.zw, (x & 1u) != 0u);
 }
-
-// Which traversal; derived from the element width, never set by the host.
-override WALK_AXIS: bool = ELEM_BYTES < 4u;
 
 // The output vector at axis position `t` whose first element is input element
 // `base` when not reversed; la..ld hold the lengths of its elements, four each.
@@ -103,50 +95,25 @@ fn main(
     if (id >= params.count) {
         return;
     }
+    let work = gather_column(id);
+    if (work.column >= params.vecs) {
+        return;
+    }
+    let o = work.o;
     let n = size_at(AXIS);
-    let stride = len_stride_at(RANK - 1u);
+    let first = o.t * STEPS;
+    let last = min(first + STEPS, n);
     let in_axis = in_stride_at(AXIS);
     let out_axis = out_stride_at(AXIS);
-    if (WALK_AXIS) {
-        // Invocations in order: vector column, block of STEPS axis positions
-        // (`segments` blocks), then the other dimensions.
-        let run = id / params.vecs;
-        let column = id - run * params.vecs;
-        let o = outer(run, params.segments);
-        let first = o.t * STEPS;
-        let last = min(first + STEPS, n);
-        let element = column * ELEMS_PER_VEC;
-        let l = vector_lengths(o.len_offset, element, stride, n);
-        // A constant trip count, so that the loop unrolls; the bound is a mask.
-        for (var k = 0u; k < STEPS; k++) {
-            let t = first + k;
-            if (t >= last) {
-                break;
-            }
-            let v = gather(o.in_offset + element, t, l.a, l.b, l.c, l.d, in_axis);
-            dst[vec_index(o.out_offset + t * out_axis + element)] = v;
+    let element = work.column * ELEMS_PER_VEC;
+    let l = vector_lengths(o.len_offset, element, len_stride_at(RANK - 1u), n);
+    // A constant trip count, so that the loop unrolls; the bound is a mask.
+    for (var k = 0u; k < STEPS; k++) {
+        let t = first + k;
+        if (t >= last) {
+            break;
         }
-    } else {
-        // Invocations in order: chunk of STEPS vectors within a band, axis position,
-        // band (`segments` bands), then the other dimensions.
-        let chunks = params.band / STEPS;
-        let chunk = id % chunks;
-        var rest = id / chunks;
-        let t = rest % n;
-        rest /= n;
-        let band = rest % params.segments;
-        let o = outer(rest / params.segments, 1u);
-        let first = band * params.band + chunk * STEPS;
-        let last = min(first + STEPS, params.vecs);
-        let out_run = vec_index(o.out_offset + t * out_axis);
-        for (var k = 0u; k < STEPS; k++) {
-            let column = first + k;
-            if (column >= last) {
-                break;
-            }
-            let element = column * ELEMS_PER_VEC;
-            let l = vector_lengths(o.len_offset, element, stride, n);
-            dst[out_run + column] = gather(o.in_offset + element, t, l.a, l.b, l.c, l.d, in_axis);
-        }
+        let v = gather(o.in_offset + element, t, l.a, l.b, l.c, l.d, in_axis);
+        dst[vec_index(o.out_offset + t * out_axis + element)] = v;
     }
 }

@@ -26,11 +26,12 @@ fn main(
     if (id >= params.count) {
         return;
     }
-    // Invocations in order: word column, block of STEPS axis positions (`segments`
-    // blocks), then the other dimensions.
-    let run = id / params.vecs;
-    let column = id - run * params.vecs;
-    let o = outer(run, params.segments);
+    let work = gather_column(id);
+    let column = work.column;
+    if (column >= params.vecs) {
+        return;
+    }
+    let o = work.o;
     let n = size_at(AXIS);
     let first = o.t * STEPS;
     let last = min(first + STEPS, n);

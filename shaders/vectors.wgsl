@@ -67,6 +67,30 @@ fn segment(id: u32) -> Segment {
     return Segment(run, first, min(first + STEPS, params.vecs));
 }
 
+// The work of one `Gather` invocation: a vector (or word) column of a run and, in
+// `o.t`, its block of STEPS positions along the axis. Invocations in order: column
+// within a band of `params.band` columns, block (`params.segments` blocks), band,
+// then the other dimensions. Neighbouring invocations take neighbouring columns,
+// and a band's input stays in cache while its blocks walk the axis. The last band
+// of a run may have idle invocations, whose column is `params.vecs` or more.
+struct Column {
+    o: Outer,
+    column: u32,
+}
+
+fn gather_column(id: u32) -> Column {
+    let in_band = id % params.band;
+    var rest = id / params.band;
+    let block = rest % params.segments;
+    rest /= params.segments;
+    let bands = (params.vecs + params.band - 1u) / params.band;
+    let band = rest % bands;
+    // The axis counts one position here: its block is `block`.
+    var o = outer(rest / bands, 1u);
+    o.t = block;
+    return Column(o, band * params.band + in_band);
+}
+
 // An element offset of a vector-aligned position, in vectors. Offsets in bytes stay
 // below 2^32: every tensor fits MAX_TENSOR_BYTES.
 fn vec_index(element_offset: u32) -> u32 {

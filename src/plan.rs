@@ -72,29 +72,23 @@ impl Variant {
     }
 
     /// The most steps per invocation on an adapter of this kind: vectors of a row or
-    /// run (`Rows`, `Runs`, `Gather` of 4 bytes and wider) or positions along the
-    /// axis (`Gather` of 1 and 2 bytes). A CPU adapter runs lanes in SIMD and pays
-    /// per memory instruction and per invocation, so several steps per invocation
-    /// amortise the index math and let `Rows` reuse each load; a GPU wants
-    /// neighbouring invocations on neighbouring vectors, so one vector there, and a
-    /// few positions along the axis, whose neighbours stay on neighbouring columns.
+    /// run (`Rows`, `Runs`) or positions along the axis (`Gather`). A CPU adapter
+    /// runs lanes in SIMD and pays per memory instruction and per invocation, so
+    /// several steps per invocation amortise the index math and let `Rows` reuse
+    /// each load; a GPU wants neighbouring invocations on neighbouring vectors, so
+    /// one vector there. `Gather` loads a column's lengths once for all its
+    /// positions, and its neighbours stay on neighbouring columns, so it walks a few
+    /// positions everywhere; more on a CPU for 1- and 2-byte elements, whose
+    /// vectors hold 16 or 8 lengths.
     pub(crate) const fn max_steps(self, cpu: bool, element_bytes: u32, vector_bytes: u32) -> u32 {
-        let walks_axis = self.walks_axis(element_bytes, vector_bytes);
         match (self, cpu) {
             (Variant::General, _) => 1,
-            (_, true) if walks_axis => 16,
-            (_, false) if walks_axis => 4,
+            (Variant::Gather, true) if element_bytes < 4 => 8,
+            (Variant::Gather, _) => 4,
             // As many bytes per invocation on words as on 16-byte vectors.
             (_, true) => 8 * 16 / vector_bytes,
             (_, false) => 1,
         }
-    }
-
-    /// Whether invocations walk the axis rather than a row or run: `Gather` of 1- and
-    /// 2-byte elements, whose vectors hold too many lengths to reload at every axis
-    /// position, and `Gather` on words.
-    pub(crate) const fn walks_axis(self, element_bytes: u32, vector_bytes: u32) -> bool {
-        matches!(self, Variant::Gather) && (element_bytes < 4 || vector_bytes == 4)
     }
 
     /// The vector sizes the plan may choose for elements of `element_bytes`: 16
@@ -123,9 +117,9 @@ impl Variant {
     }
 }
 
-/// The widest band of columns `Gather` sweeps at every axis position before the
-/// next, in vectors: 4 KiB, whose input rows stay in a CPU's L2 cache for axes of
-/// a few hundred positions.
+/// The widest band of columns whose blocks of positions `Gather` walks before the
+/// next band, in vectors: 4 KiB of each row, whose input rows stay in a CPU's L2
+/// cache for axes of a few hundred positions.
 const GATHER_BAND_VECS: u32 = 256;
 
 /// A variant and the counts its kernel needs.
@@ -137,10 +131,10 @@ pub(crate) struct Plan {
     pub(crate) vector_bytes: u32,
     /// Vectors in one row or run of the innermost dimension (vector variants).
     pub(crate) vecs: u32,
-    /// Invocations per row or run (`Rows`, `Runs`), blocks of `steps` along the
-    /// axis (`Gather` of 1 and 2 bytes) or bands of columns (wider `Gather`).
+    /// Invocations per row or run (`Rows`, `Runs`) or blocks of `steps` along the
+    /// axis (`Gather`).
     pub(crate) segments: u32,
-    /// Vectors per band (wider `Gather`): a multiple of `steps`.
+    /// Columns (vectors or words) per band (`Gather`).
     pub(crate) band: u32,
     /// Invocations with work: at most one per output element or per output word of
     /// one window, so below 2^32.
@@ -199,22 +193,16 @@ impl Plan {
         let most = variant.max_steps(cpu, element_bytes, vector.bytes);
         // Steps past the end of a row, run or axis would idle: no more than it holds.
         let (steps, segments, band, invocations) = match variant {
-            Variant::Gather if variant.walks_axis(element_bytes, vector.bytes) => {
-                // Blocks of `steps` axis positions, each for every vector column.
+            Variant::Gather => {
+                // Blocks of `steps` axis positions of every column, in equal bands
+                // of at most GATHER_BAND_VECS columns (so that a run just past a
+                // multiple of it leaves no band mostly idle).
                 let steps = most.min(n.next_power_of_two());
                 let blocks = n.div_ceil(steps);
-                let columns = runs / u64::from(n) * u64::from(vector.vecs);
-                (steps, blocks, 0, columns * u64::from(blocks))
-            }
-            Variant::Gather => {
-                // Equal bands of at most GATHER_BAND_VECS vectors (so that a run just
-                // past a multiple of it leaves no band mostly idle), each swept at
-                // every axis position, `steps` vectors per invocation.
-                let steps = most.min(vector.vecs.next_power_of_two());
                 let bands = vector.vecs.div_ceil(GATHER_BAND_VECS);
-                let band = vector.vecs.div_ceil(bands).next_multiple_of(steps);
-                let chunks = u64::from(band / steps);
-                (steps, bands, band, runs * u64::from(bands) * chunks)
+                let band = vector.vecs.div_ceil(bands);
+                let columns = runs / u64::from(n) * u64::from(bands * band);
+                (steps, blocks, band, columns * u64::from(blocks))
             }
             _ => {
                 let steps = most.min(vector.vecs.next_power_of_two());
@@ -310,21 +298,23 @@ mod tests {
         // A row of 3 vectors gets 4 steps, not 8 that would idle.
         let short = plan(DataType::Uint8, &[10, 48], 1, true);
         assert_eq!((short.steps, short.invocations), (4, 10));
-        // Wide Gather sweeps bands of columns at every axis position: 25 vectors a
-        // run, 8 per invocation, one band of 32 (rounded up to the steps).
+        // Gather walks blocks of positions of each column: 25 vectors a run, one
+        // band of them, 64 positions in 16 blocks of 4.
         let gather = plan(DataType::Float32, &[64, 100], 0, true);
-        assert_eq!((gather.steps, gather.vecs, gather.band), (8, 25, 32));
-        assert_eq!((gather.segments, gather.invocations), (1, 64 * 4));
-        // Narrow Gather walks the axis: blocks of 16 positions, one column each.
+        assert_eq!((gather.steps, gather.vecs, gather.band), (4, 25, 25));
+        assert_eq!((gather.segments, gather.invocations), (16, 16 * 25));
+        // 1-byte elements walk blocks of 8 on a CPU, 4 on a GPU.
         let gather = plan(DataType::Uint8, &[64, 160], 0, true);
-        assert_eq!((gather.steps, gather.segments, gather.vecs), (16, 4, 10));
-        assert_eq!(gather.invocations, 4 * 10);
-        // 515 vectors a run: three bands of 176 (172 rounded up to the steps), not
-        // two of 256 and a third of 3.
-        let gather = plan(DataType::Float32, &[5, 515 * 4], 0, true);
-        assert_eq!((gather.segments, gather.band), (3, 176));
-        assert_eq!(gather.invocations, 5 * 3 * 22);
+        assert_eq!((gather.steps, gather.segments, gather.vecs), (8, 8, 10));
+        assert_eq!(gather.invocations, 8 * 10);
         let gather = plan(DataType::Uint8, &[64, 160], 0, false);
         assert_eq!((gather.steps, gather.segments), (4, 16));
+        // 515 vectors a run: three bands of 172, not two of 256 and a third of 3;
+        // the last band has one idle column. An axis of 5 takes blocks of 4.
+        let gather = plan(DataType::Float32, &[5, 515 * 4], 0, true);
+        assert_eq!((gather.steps, gather.segments, gather.band), (4, 2, 172));
+        assert_eq!(gather.invocations, 2 * 3 * 172);
+        let gather = plan(DataType::Float32, &[3, 5, 515 * 4], 1, true);
+        assert_eq!(gather.invocations, 3 * 2 * 3 * 172);
     }
 }

@@ -54,8 +54,8 @@ fn every_specialisation_parses_validates_and_translates() {
     // ranks with the axis innermost × 4 step counts (1, 2, 4, 8), and on words 4
     // widths × 8 × 6 step counts (to 32); Runs: 5 widths × the 28 pairs with the
     // axis outside × 4 step counts, and on words 4 widths × 28 × 6; Gather: the same
-    // 28 pairs, 3 widths × 4 step counts and, walking the axis, 2 widths × 5 (to 16),
-    // and on words, walking the axis, 4 widths × 28 × 5).
+    // 28 pairs, 1- and 2-byte widths × 4 step counts (to 8) and wider ones × 3 (to
+    // 4), on 16-byte vectors (5 widths) and on words (4 widths)).
     assert_eq!(
         checked,
         4 * (5 * 36
@@ -63,7 +63,7 @@ fn every_specialisation_parses_validates_and_translates() {
             + 4 * 8 * 6
             + 5 * 28 * 4
             + 4 * 28 * 6
-            + (3 * 4 + 2 * 5) * 28
-            + 4 * 28 * 5)
+            + (2 * 4 + 3 * 3) * 28
+            + (2 * 4 + 2 * 3) * 28)
     );
 }
