@@ -29,10 +29,10 @@ fn halves4(x: vec4<u32>) -> vec2<u32> {
     );
 }
 
-// One 8-byte element: half of an input vector.
+// One 8-byte element: the two words it holds of an input vector.
 fn pair(x: u32) -> vec2<u32> {
-    let v = src[x / 2u];
-    return select(v.xy, v.zw, (x & 1u) != 0u);
+    let word = (x & 1u) * 2u;
+    return vec2(src[x / 2u][word], src[x / 2u][word + 1u]);
 }
 
 // The output vector at axis position `t` whose first element is input element
