@@ -51,13 +51,6 @@ fn reverse_elements(v: vec4<u32>) -> vec4<u32> {
     }
 }
 
-// Bits of a vector's words that lie in its first `bytes` bytes (0..=16).
-fn leading_bytes_mask(bytes: u32) -> vec4<u32> {
-    let in_word = vec4(clamp(i32(bytes) - vec4(0, 4, 8, 12), vec4(0), vec4(4)));
-    let partial = (vec4(1u) << (vec4<u32>(min(in_word, vec4(3))) * 8u)) - 1u;
-    return select(partial, vec4(0xFFFFFFFFu), in_word == vec4(4));
-}
-
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn main(
     @builtin(workgroup_id) group: vec3<u32>,
@@ -79,9 +72,12 @@ fn main(
     let lb = lane_length(o.len_offset, size_at(AXIS)) * ELEM_BYTES;
     let lb_vecs = lb >> 4u;
     let shift = lb & 15u;
-    // Vector LB / 16 straddles LB: its first LB mod 16 bytes are reversed, the rest
-    // copied. Vectors below it are wholly reversed, those above wholly copied.
-    let straddling = leading_bytes_mask(shift);
+    // Words of the row below LB / 4 are wholly reversed and those above wholly
+    // copied; word LB / 4 has its first LB mod 4 bytes reversed (1- and 2-byte
+    // elements). Comparing word indices keeps the per-vector work to a compare and
+    // a select.
+    let reversed_words = vec4(lb >> 2u);
+    let straddling = vec4((1u << ((lb & 3u) * 8u)) - 1u);
     // The upper half of the first window: the vector above the mirror while the
     // vector is wholly reversed, the row's first vector while it straddles LB
     // (unused once it is wholly copied). Clamped into the row: with shift 0 it is
@@ -94,8 +90,13 @@ fn main(
             let reversed_only = 16u * (j + 1u) <= lb;
             let x = src[in_row + select(j, lb_vecs - j - 1u, reversed_only)];
             let reversed = reverse_elements(funnel(x, hi, shift));
-            let mask = select(select(vec4(0u), straddling, 16u * j < lb), vec4(0xFFFFFFFFu), reversed_only);
-            dst[out_row + j] = (reversed & mask) | (x & ~mask);
+            let words = vec4(4u * j) + vec4(0u, 1u, 2u, 3u);
+            var copied = x;
+            if (ELEM_BYTES < 4u) {
+                let mask = select(vec4(0u), straddling, words == reversed_words);
+                copied = (reversed & mask) | (x & ~mask);
+            }
+            dst[out_row + j] = select(copied, reversed, words < reversed_words);
             hi = x;
         }
     }
