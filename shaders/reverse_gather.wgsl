@@ -7,32 +7,30 @@
 //
 // The column's lengths live in four vec4 (no private array, whose dynamic indexing
 // a CPU adapter turns into per-lane memory traffic), four elements' sources are
-// computed at once, and every index into a vector is a constant.
+// computed at once, and every index into a vector is a constant: every stride but
+// the innermost is a whole number of vectors (the plan's condition), so element i
+// of a column lies at the same place in its input vector, whatever the position it
+// comes from.
 
-// Input element `x` of 1 or 2 bytes, as the low bits of a word.
-fn narrow(x: u32, per_word: u32, bits: u32) -> u32 {
-    let word = src[x / ELEMS_PER_VEC][(x / per_word) & 3u];
-    return (word >> ((x % per_word) * bits)) & ((1u << bits) - 1u);
+// The input vectors that four elements of the column at axis position `t` come
+// from, the first element at input element `base` when not reversed.
+fn vectors4(base: u32, t: u32, lens: vec4<u32>, in_axis: u32) -> vec4<u32> {
+    let s = select(vec4(t), lens - 1u - t, vec4(t) < lens);
+    return (base + s * in_axis) / ELEMS_PER_VEC;
 }
 
-// A word of four 1-byte elements.
-fn bytes4(x: vec4<u32>) -> u32 {
-    return narrow(x.x, 4u, 8u) | (narrow(x.y, 4u, 8u) << 8u) | (narrow(x.z, 4u, 8u) << 16u)
-        | (narrow(x.w, 4u, 8u) << 24u);
+// Four 1-byte elements from vectors `v`, the first in byte 0 of word `w`.
+fn bytes4(v: vec4<u32>, w: u32) -> u32 {
+    return (src[v.x][w] & 0xFFu) | (src[v.y][w] & 0xFF00u) | (src[v.z][w] & 0xFF0000u)
+        | (src[v.w][w] & 0xFF000000u);
 }
 
-// Two words of two 2-byte elements each.
-fn halves4(x: vec4<u32>) -> vec2<u32> {
+// Four 2-byte elements from vectors `v`, the first in the low half of word `w`.
+fn halves4(v: vec4<u32>, w: u32) -> vec2<u32> {
     return vec2(
-        narrow(x.x, 2u, 16u) | (narrow(x.y, 2u, 16u) << 16u),
-        narrow(x.z, 2u, 16u) | (narrow(x.w, 2u, 16u) << 16u),
+        (src[v.x][w] & 0xFFFFu) | (src[v.y][w] & 0xFFFF0000u),
+        (src[v.z][w + 1u] & 0xFFFFu) | (src[v.w][w + 1u] & 0xFFFF0000u),
     );
-}
-
-// One 8-byte element: the two words it holds of an input vector.
-fn pair(x: u32) -> vec2<u32> {
-    let word = (x & 1u) * 2u;
-    return vec2(src[x / 2u][word], src[x / 2u][word + 1u]);
 }
 
 // The output vector at axis position `t` whose first element is input element
@@ -41,25 +39,25 @@ fn gather(base: u32, t: u32, la: vec4<u32>, lb: vec4<u32>, lc: vec4<u32>, ld: ve
     switch ELEM_BYTES {
         case 1u: {
             return vec4(
-                bytes4(sources(base, t, la, in_axis)),
-                bytes4(sources(base + 4u, t, lb, in_axis)),
-                bytes4(sources(base + 8u, t, lc, in_axis)),
-                bytes4(sources(base + 12u, t, ld, in_axis)),
+                bytes4(vectors4(base, t, la, in_axis), 0u),
+                bytes4(vectors4(base, t, lb, in_axis), 1u),
+                bytes4(vectors4(base, t, lc, in_axis), 2u),
+                bytes4(vectors4(base, t, ld, in_axis), 3u),
             );
         }
         case 2u: {
-            return vec4(halves4(sources(base, t, la, in_axis)), halves4(sources(base + 4u, t, lb, in_axis)));
+            return vec4(halves4(vectors4(base, t, la, in_axis), 0u), halves4(vectors4(base, t, lb, in_axis), 2u));
         }
         case 4u: {
-            let x = sources(base, t, la, in_axis);
-            return vec4(src[x.x / 4u][x.x & 3u], src[x.y / 4u][x.y & 3u], src[x.z / 4u][x.z & 3u], src[x.w / 4u][x.w & 3u]);
+            let v = vectors4(base, t, la, in_axis);
+            return vec4(src[v.x].x, src[v.y].y, src[v.z].z, src[v.w].w);
         }
         case 8u: {
-            let x = sources(base, t, la, in_axis);
-            return vec4(pair(x.x), pair(x.y));
+            let v = vectors4(base, t, la, in_axis);
+            return vec4(src[v.x].xy, src[v.y].zw);
         }
         default: {
-            return src[sources(base, t, la, in_axis).x];
+            return src[vectors4(base, t, la, in_axis).x];
         }
     }
 }
