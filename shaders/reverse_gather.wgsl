@@ -99,16 +99,14 @@ fn main(
     }
     let o = work.o;
     let n = size_at(AXIS);
-    let first = o.t * STEPS;
-    let last = min(first + STEPS, n);
     let in_axis = in_stride_at(AXIS);
     let out_axis = out_stride_at(AXIS);
     let element = work.column * ELEMS_PER_VEC;
     let l = vector_lengths(o.len_offset, element, len_stride_at(RANK - 1u), n);
     // A constant trip count, so that the loop unrolls; the bound is a mask.
     for (var k = 0u; k < STEPS; k++) {
-        let t = first + k;
-        if (t >= last) {
+        let t = work.first + k;
+        if (t >= work.last) {
             break;
         }
         let v = gather(o.in_offset + element, t, l.a, l.b, l.c, l.d, in_axis);

@@ -33,8 +33,6 @@ fn main(
     }
     let o = work.o;
     let n = size_at(AXIS);
-    let first = o.t * STEPS;
-    let last = min(first + STEPS, n);
     let stride = len_stride_at(RANK - 1u);
     let in_axis = in_stride_at(AXIS);
     let out_axis = out_stride_at(AXIS);
@@ -45,8 +43,8 @@ fn main(
     let lens = lengths4(o.len_offset, element, stride, n, min(PER_WORD, 4u));
     // A constant trip count, so that the loop unrolls; the bound is a mask.
     for (var k = 0u; k < STEPS; k++) {
-        let t = first + k;
-        if (t >= last) {
+        let t = work.first + k;
+        if (t >= work.last) {
             break;
         }
         let x = sources(o.in_offset + element, t, lens, in_axis);

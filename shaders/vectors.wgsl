@@ -21,7 +21,8 @@ override ELEMS_PER_VEC: u32 = max(VEC_BYTES / ELEM_BYTES, 1u);
 // Offsets (in elements) and the axis coordinate of one row or run of the innermost
 // dimension: `index` in row-major order over every other dimension. The axis adds to
 // no offset (the caller decides which position along it to use); it counts
-// `axis_size` positions, which `Gather` sets to its blocks along the axis.
+// `axis_size` positions: the axis size for `Runs`, 1 for `Gather`, whose blocks along
+// the axis come in another order.
 struct Outer {
     out_offset: u32,
     in_offset: u32,
@@ -67,15 +68,18 @@ fn segment(id: u32) -> Segment {
     return Segment(run, first, min(first + STEPS, params.vecs));
 }
 
-// The work of one `Gather` invocation: a vector (or word) column of a run and, in
-// `o.t`, its block of STEPS positions along the axis. Invocations in order: column
-// within a band of `params.band` columns, block (`params.segments` blocks), band,
-// then the other dimensions. Neighbouring invocations take neighbouring columns,
-// and a band's input stays in cache while its blocks walk the axis. The last band
-// of a run may have idle invocations, whose column is `params.vecs` or more.
+// The work of one `Gather` invocation: a vector (or word) column of a run and the
+// axis positions [first, last) of it, STEPS at most. Invocations in order: column
+// within a band of `params.band` columns, block of STEPS positions
+// (`params.segments` blocks), band, then the other dimensions. Neighbouring
+// invocations take neighbouring columns, and a band's input stays in cache while
+// its blocks walk the axis. The last band of a run may have idle invocations, whose
+// column is `params.vecs` or more.
 struct Column {
     o: Outer,
     column: u32,
+    first: u32,
+    last: u32,
 }
 
 fn gather_column(id: u32) -> Column {
@@ -85,10 +89,10 @@ fn gather_column(id: u32) -> Column {
     rest /= params.segments;
     let bands = (params.vecs + params.band - 1u) / params.band;
     let band = rest % bands;
-    // The axis counts one position here: its block is `block`.
-    var o = outer(rest / bands, 1u);
-    o.t = block;
-    return Column(o, band * params.band + in_band);
+    // The axis counts one position here: the block says which.
+    let o = outer(rest / bands, 1u);
+    let first = block * STEPS;
+    return Column(o, band * params.band + in_band, first, min(first + STEPS, size_at(AXIS)));
 }
 
 // An element offset of a vector-aligned position, in vectors. Offsets in bytes stay
