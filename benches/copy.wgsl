@@ -1,7 +1,12 @@
-// The benchmark's yardstick: a plain copy, STEPS consecutive 16-byte vectors per
-// invocation, dispatched folded into x and y like the operator.
+// The benchmark's yardstick: a plain copy, STEPS 16-byte vectors per invocation,
+// dispatched folded into x and y like the operator. LANES consecutive invocations
+// share LANES * STEPS consecutive vectors, invocation i of them taking every
+// LANES-th from the i-th: with LANES 1 each takes STEPS consecutive vectors; with
+// LANES 8 (a CPU adapter's SIMD width), the lanes run in step touch consecutive
+// vectors, one sequential stream.
 
 override STEPS: u32;
+override LANES: u32;
 
 @group(0) @binding(0) var<storage, read> src: array<vec4<u32>>;
 @group(0) @binding(1) var<storage, read_write> dst: array<vec4<u32>>;
@@ -12,11 +17,13 @@ fn main(
     @builtin(num_workgroups) groups: vec3<u32>,
     @builtin(local_invocation_index) local: u32,
 ) {
-    let first = ((group.y * groups.x + group.x) * 256u + local) * STEPS;
+    let id = (group.y * groups.x + group.x) * 256u + local;
+    let first = id / LANES * LANES * STEPS + id % LANES;
     let count = arrayLength(&dst);
     for (var k = 0u; k < STEPS; k++) {
-        if (first + k < count) {
-            dst[first + k] = src[first + k];
+        let v = first + k * LANES;
+        if (v < count) {
+            dst[v] = src[v];
         }
     }
 }
