@@ -50,8 +50,9 @@ struct Params {
     source_hi: u32,
     position_lo: u32,
     position_hi: u32,
+    // `Runs`: invocations that interleave their vectors (`src/plan.rs`, RUN_LANES).
+    lanes: u32,
     // To a whole number of 16-byte rows, as `Params` in `src/compiled.rs`.
-    reserved_a: u32,
     reserved_b: u32,
     reserved_c: u32,
 }

@@ -1,7 +1,11 @@
 // The reversed axis outside a contiguous innermost dimension along which the length
 // does not change (`Runs`; ONNX's [batch, time, ...] and [time, batch, ...]): a whole
 // run of the innermost dimension moves as one from its mirrored position, so each
-// invocation copies STEPS vectors (16-byte, or words) of one run.
+// invocation copies STEPS vectors (16-byte, or words) of one run. Groups of
+// `params.lanes` invocations share `lanes * STEPS` consecutive vectors, invocation
+// i of a group taking every `lanes`-th from the group's i-th: on a CPU adapter the
+// lanes run in step then touch consecutive vectors (`RUN_LANES` in `src/plan.rs`);
+// with one lane each invocation's vectors are consecutive.
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn main(
@@ -13,10 +17,13 @@ fn main(
     if (id >= params.count) {
         return;
     }
-    let work = segment(id);
-    let first = work.first;
-    let last = work.last;
-    let o = outer(work.run, size_at(AXIS));
+    let run = id / params.segments;
+    let in_run = id - run * params.segments;
+    // Lanes are a power of two: shifts, not per-lane divisions.
+    let lanes = params.lanes;
+    let lane_group = in_run >> countTrailingZeros(lanes);
+    let first = lane_group * lanes * STEPS + (in_run & (lanes - 1u));
+    let o = outer(run, size_at(AXIS));
     // A windowed dispatch may hold a part of the axis from `axis_start` on, and
     // input windows of whole axis positions: it copies only the runs whose source
     // position its input binding holds (`src/window.rs`). One dispatch of the
@@ -26,13 +33,13 @@ fn main(
     if (source == ELSEWHERE) {
         return;
     }
-    let in_run = vec_index(source);
-    let out_run = vec_index(o.out_offset + o.t * out_stride_at(AXIS));
+    let src_run = vec_index(source);
+    let dst_run = vec_index(o.out_offset + o.t * out_stride_at(AXIS));
     // A constant trip count, so that the loop unrolls; the bound is a mask.
     for (var k = 0u; k < STEPS; k++) {
-        let j = first + k;
-        if (j < last) {
-            dst[out_run + j] = src[in_run + j];
+        let j = first + k * lanes;
+        if (j < params.vecs) {
+            dst[dst_run + j] = src[src_run + j];
         }
     }
 }

@@ -54,8 +54,8 @@ fn outer(index: u32, axis_size: u32) -> Outer {
     return o;
 }
 
-// The work of one `Rows` or `Runs` invocation: its row or run (row-major over every
-// dimension but the innermost), and the vectors [first, last) of it, STEPS at most.
+// The work of one `Rows` invocation: its row (row-major over every dimension but
+// the innermost), and the vectors [first, last) of it, STEPS at most.
 struct Segment {
     run: u32,
     first: u32,

@@ -33,7 +33,8 @@ struct Params {
     source_hi: u32,
     position_lo: u32,
     position_hi: u32,
-    reserved: [u32; 3],
+    lanes: u32,
+    reserved: [u32; 2],
 }
 
 pub(crate) const PARAMS_SIZE: u64 = std::mem::size_of::<Params>() as u64;
@@ -161,6 +162,7 @@ impl CompiledReverse {
                 vecs: plan.vecs,
                 segments: plan.segments,
                 band: plan.band,
+                lanes: plan.lanes,
                 in_shift: piece.shifts[0],
                 len_shift: piece.shifts[1],
                 out_shift: piece.shifts[2],

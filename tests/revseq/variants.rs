@@ -297,6 +297,38 @@ fn fast_paths_end_exactly_at_their_boundaries() {
 }
 
 #[test]
+fn interleaved_runs_end_exactly_at_their_boundaries() {
+    // On a CPU adapter, runs of at least 8 × 8 vectors (8 × 32 words) go to groups of
+    // 8 invocations that interleave their vectors: runs just below, at and past a
+    // group's span, and past two, on vectors and on words; whole and windowed.
+    let cpu = gpu().with_tuning(Tuning::Cpu);
+    let windowed = cpu.with_max_binding(4096);
+    let mut rng = Rng::new(29);
+    for data_type in WIDTHS {
+        let w = data_type.size_in_bytes();
+        let mut runs = vec![16 * 63, 16 * 64, 16 * 65, 16 * 129];
+        if w < 16 {
+            // Words but not whole vectors: 32 words per invocation, so 256 a group.
+            let words = if w == 8 { [254, 258] } else { [255, 257] };
+            runs.extend(words.map(|words| 4 * words));
+        }
+        for bytes in runs {
+            for length_type in [DataType::Int32, DataType::Uint64] {
+                let d = desc(
+                    data_type,
+                    &[3, 4, elements(data_type, bytes)],
+                    1,
+                    length_type,
+                    Some(&[1, 0, 0]),
+                );
+                check_on(&cpu, &mut rng, &d, Variant::Runs);
+                check_on(&windowed, &mut rng, &d, Variant::Runs);
+            }
+        }
+    }
+}
+
+#[test]
 fn fast_paths_on_gapped_broadcast_and_transposed_layouts() {
     let mut rng = Rng::new(24);
     for data_type in WIDTHS {
