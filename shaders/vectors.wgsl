@@ -57,15 +57,15 @@ fn outer(index: u32, axis_size: u32) -> Outer {
 // The work of one `Rows` invocation: its row (row-major over every dimension but
 // the innermost), and the vectors [first, last) of it, STEPS at most.
 struct Segment {
-    run: u32,
+    row: u32,
     first: u32,
     last: u32,
 }
 
 fn segment(id: u32) -> Segment {
-    let run = id / params.segments;
-    let first = (id - run * params.segments) * STEPS;
-    return Segment(run, first, min(first + STEPS, params.vecs));
+    let row = id / params.segments;
+    let first = (id - row * params.segments) * STEPS;
+    return Segment(row, first, min(first + STEPS, params.vecs));
 }
 
 // The work of one `Gather` invocation: a vector (or word) column of a run and the
