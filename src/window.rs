@@ -87,7 +87,9 @@ pub(crate) fn split(
 ) -> Result<Vec<Dispatch>, Error> {
     let window = window.min(MAX_WINDOW_BYTES) & !3;
     let n = layout.dims[layout.axis].size;
-    if bytes.iter().all(|b| b.next_multiple_of(4) <= window) {
+    // A tensor without elements binds nothing, however far its lengths or strides
+    // reach: one dispatch with no work, which `record` skips.
+    if layout.element_count() == 0 || bytes.iter().all(|b| b.next_multiple_of(4) <= window) {
         return Ok(vec![Dispatch {
             layout: layout.clone(),
             windows: bytes.map(|b| Window {

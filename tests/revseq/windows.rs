@@ -298,3 +298,31 @@ fn a_tensor_past_the_default_binding_limit() {
     );
     assert_eq!(compiled.binding_size(TensorRole::Output), bytes);
 }
+
+#[test]
+fn an_empty_tensor_whose_lengths_exceed_a_window_is_a_no_op() {
+    // A size-0 axis with lengths past one window, the input strided or packed:
+    // nothing to window, one dispatch with no work, the output untouched.
+    let gpu = small_windows();
+    for (sizes, axis, strides) in [
+        ([4096u32, 0, 5], 1u32, [8, 1 << 20, 1]),
+        ([5, 4096, 0], 2, [4096, 1, 1]),
+    ] {
+        let mut length_sizes = sizes;
+        length_sizes[axis as usize] = 1;
+        let desc = ReverseSubsequences::new(
+            TensorDesc::new(DataType::Int8, &sizes).with_strides(&strides),
+            TensorDesc::new(DataType::Uint64, &length_sizes),
+            TensorDesc::new(DataType::Int8, &sizes),
+            axis,
+        );
+        assert!(desc.sequence_lengths.min_size_in_bytes() > u64::from(WINDOW));
+        let compiled = gpu.compile(&desc).unwrap();
+        assert_eq!(compiled.dispatch_count(), 1, "{desc:?}");
+        assert_eq!(compiled.binding_size(TensorRole::Output), 0);
+        let lengths = vec![3u8; desc.sequence_lengths.min_size_in_bytes() as usize];
+        let mut out = [0x77u8; 4];
+        compiled.run(&[], &lengths, &mut out).unwrap();
+        assert_eq!(out, [0x77; 4]);
+    }
+}
