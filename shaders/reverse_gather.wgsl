@@ -33,8 +33,7 @@
 // The input vectors that four elements of the column at axis position `t` come
 // from, the first element at input element `base` when not reversed.
 fn vectors4(base: u32, t: u32, lens: vec4<u32>, in_axis: u32) -> vec4<u32> {
-    let s = select(vec4(t), lens - 1u - t, vec4(t) < lens);
-    return (base + s * in_axis) / ELEMS_PER_VEC;
+    return (base + mirrored4(t, lens) * in_axis) / ELEMS_PER_VEC;
 }
 
 // Four 1-byte elements from vectors `v`, the first in byte 0 of word `w`.

@@ -115,9 +115,14 @@ fn lengths4(len_offset: u32, first: u32, stride: u32, n: u32, count: u32) -> vec
     return lens;
 }
 
-// For the gather kernels: input element indices of four adjacent elements at axis
+// For the gather kernels: `mirrored` (`common.wgsl`) for four elements at axis
+// position `t` with lengths `lens`.
+fn mirrored4(t: u32, lens: vec4<u32>) -> vec4<u32> {
+    return select(vec4(t), lens - 1u - t, vec4(t) < lens);
+}
+
+// For `Gather` on words: input element indices of four adjacent elements at axis
 // position `t`, the first at `base` when not reversed.
 fn sources(base: u32, t: u32, lens: vec4<u32>, in_axis: u32) -> vec4<u32> {
-    let s = select(vec4(t), lens - 1u - t, vec4(t) < lens);
-    return base + vec4(0u, 1u, 2u, 3u) + s * in_axis;
+    return base + vec4(0u, 1u, 2u, 3u) + mirrored4(t, lens) * in_axis;
 }
