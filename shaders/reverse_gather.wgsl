@@ -50,37 +50,8 @@ fn halves4(v: vec4<u32>, w: u32) -> vec2<u32> {
     );
 }
 
-// The output vector at axis position `t` whose first element is input element
-// `base` when not reversed; la..ld hold the lengths of its elements, four each.
-fn gather(base: u32, t: u32, la: vec4<u32>, lb: vec4<u32>, lc: vec4<u32>, ld: vec4<u32>, in_axis: u32) -> vec4<u32> {
-    switch ELEM_BYTES {
-        case 1u: {
-            return vec4(
-                bytes4(vectors4(base, t, la, in_axis), 0u),
-                bytes4(vectors4(base, t, lb, in_axis), 1u),
-                bytes4(vectors4(base, t, lc, in_axis), 2u),
-                bytes4(vectors4(base, t, ld, in_axis), 3u),
-            );
-        }
-        case 2u: {
-            return vec4(halves4(vectors4(base, t, la, in_axis), 0u), halves4(vectors4(base, t, lb, in_axis), 2u));
-        }
-        case 4u: {
-            let v = vectors4(base, t, la, in_axis);
-            return vec4(src[v.x].x, src[v.y].y, src[v.z].z, src[v.w].w);
-        }
-        case 8u: {
-            let v = vectors4(base, t, la, in_axis);
-            return vec4(src[v.x].xy, src[v.y].zw);
-        }
-        default: {
-            return src[vectors4(base, t, la, in_axis).x];
-        }
-    }
-}
-
-// The lengths of the elements of the vector whose first element is `element`, four
-// per vec4; those past the vector's elements stay 0 and unread.
+// The lengths of the elements of one vector, four per vec4; those past the vector's
+// elements stay 0 and unread.
 struct Lengths {
     a: vec4<u32>,
     b: vec4<u32>,
@@ -88,6 +59,36 @@ struct Lengths {
     d: vec4<u32>,
 }
 
+// The output vector at axis position `t` whose first element is input element
+// `base` when not reversed; `l` holds the lengths of its elements.
+fn gather(base: u32, t: u32, l: Lengths, in_axis: u32) -> vec4<u32> {
+    switch ELEM_BYTES {
+        case 1u: {
+            return vec4(
+                bytes4(vectors4(base, t, l.a, in_axis), 0u),
+                bytes4(vectors4(base, t, l.b, in_axis), 1u),
+                bytes4(vectors4(base, t, l.c, in_axis), 2u),
+                bytes4(vectors4(base, t, l.d, in_axis), 3u),
+            );
+        }
+        case 2u: {
+            return vec4(halves4(vectors4(base, t, l.a, in_axis), 0u), halves4(vectors4(base, t, l.b, in_axis), 2u));
+        }
+        case 4u: {
+            let v = vectors4(base, t, l.a, in_axis);
+            return vec4(src[v.x].x, src[v.y].y, src[v.z].z, src[v.w].w);
+        }
+        case 8u: {
+            let v = vectors4(base, t, l.a, in_axis);
+            return vec4(src[v.x].xy, src[v.y].zw);
+        }
+        default: {
+            return src[vectors4(base, t, l.a, in_axis).x];
+        }
+    }
+}
+
+// The lengths of the elements of the vector whose first element is `element`.
 fn vector_lengths(len_offset: u32, element: u32, stride: u32, n: u32) -> Lengths {
     var l = Lengths(lengths4(len_offset, element, stride, n, min(ELEMS_PER_VEC, 4u)), vec4(0u), vec4(0u), vec4(0u));
     if (ELEMS_PER_VEC >= 8u) {
@@ -98,6 +99,46 @@ fn vector_lengths(len_offset: u32, element: u32, stride: u32, n: u32) -> Lengths
         l.d = lengths4(len_offset, element + 12u, stride, n, 4u);
     }
     return l;
+}
+
+// The vector at position `k` of the block of `work`, or at the block's last
+// position where the block ends before `k` (so that its loads stay in the tensor).
+fn gathered(work: Column, k: u32, base: u32, l: Lengths, in_axis: u32) -> vec4<u32> {
+    return gather(base, min(work.first + k, work.last - 1u), l, in_axis);
+}
+
+// Stores `v` at position `k` of the block of `work`, if the block reaches it; `out`
+// is the output element of the column at position 0.
+fn put(work: Column, k: u32, out: u32, out_axis: u32, v: vec4<u32>) {
+    let t = work.first + k;
+    if (t < work.last) {
+        dst[vec_index(out + t * out_axis)] = v;
+    }
+}
+
+// Positions k..k+3 of the block of `work` (those of them below STEPS): `base` and
+// `out` are the input and output elements of the column at position 0 when not
+// reversed.
+fn four(work: Column, k: u32, base: u32, out: u32, l: Lengths, in_axis: u32, out_axis: u32) {
+    let v0 = gathered(work, k, base, l, in_axis);
+    var v1 = v0;
+    var v2 = v0;
+    var v3 = v0;
+    if (STEPS >= 2u) {
+        v1 = gathered(work, k + 1u, base, l, in_axis);
+    }
+    if (STEPS >= 4u) {
+        v2 = gathered(work, k + 2u, base, l, in_axis);
+        v3 = gathered(work, k + 3u, base, l, in_axis);
+    }
+    put(work, k, out, out_axis, v0);
+    if (STEPS >= 2u) {
+        put(work, k + 1u, out, out_axis, v1);
+    }
+    if (STEPS >= 4u) {
+        put(work, k + 2u, out, out_axis, v2);
+        put(work, k + 3u, out, out_axis, v3);
+    }
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
@@ -120,13 +161,16 @@ fn main(
     let out_axis = out_stride_at(AXIS);
     let element = work.column * ELEMS_PER_VEC;
     let l = vector_lengths(o.len_offset, element, len_stride_at(RANK - 1u), n);
-    // A constant trip count, so that the loop unrolls; the bound is a mask.
-    for (var k = 0u; k < STEPS; k++) {
-        let t = work.first + k;
-        if (t >= work.last) {
-            break;
-        }
-        let v = gather(o.in_offset + element, t, l.a, l.b, l.c, l.d, in_axis);
-        dst[vec_index(o.out_offset + t * out_axis + element)] = v;
+    let base = o.in_offset + element;
+    let out = o.out_offset + element;
+    // Four positions at a time, their gathers before their stores. Most gathers miss
+    // the cache (each element of a vector comes from its own row), and on a CPU
+    // adapter each is a loop over the lanes: ahead of the stores, more misses are in
+    // flight at once. On lavapipe this took 7-10% less time than a gather and a store
+    // per position (4- to 16-byte elements, `middle` and `outermost`); eight at a
+    // time was no faster.
+    four(work, 0u, base, out, l, in_axis, out_axis);
+    if (STEPS == 8u) {
+        four(work, 4u, base, out, l, in_axis, out_axis);
     }
 }
