@@ -52,9 +52,11 @@ struct Params {
     position_hi: u32,
     // `Runs`: invocations that interleave their vectors (`src/plan.rs`, RUN_LANES).
     lanes: u32,
+    // `Gather`: all ones where each invocation loads a word ahead of its gathers (a
+    // CPU adapter's prefetch, `touch_ahead` in `reverse_gather.wgsl`), else 0.
+    touch: u32,
     // To a whole number of 16-byte rows, as `Params` in `src/compiled.rs`.
-    reserved_b: u32,
-    reserved_c: u32,
+    reserved: u32,
 }
 
 @group(0) @binding(0) var<uniform> params: Params;

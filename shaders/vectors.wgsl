@@ -80,6 +80,11 @@ struct Column {
     column: u32,
     first: u32,
     last: u32,
+    // The column's band within its run, the run's bands, and the run: the index
+    // `outer` took.
+    band: u32,
+    bands: u32,
+    run: u32,
 }
 
 fn gather_column(id: u32) -> Column {
@@ -90,9 +95,9 @@ fn gather_column(id: u32) -> Column {
     let bands = (params.vecs + params.band - 1u) / params.band;
     let band = rest % bands;
     // The axis counts one position here: the block says which.
-    let o = outer(rest / bands, 1u);
+    let run = rest / bands;
     let first = block * STEPS;
-    return Column(o, band * params.band + in_band, first, min(first + STEPS, size_at(AXIS)));
+    return Column(outer(run, 1u), band * params.band + in_band, first, min(first + STEPS, size_at(AXIS)), band, bands, run);
 }
 
 // An element offset of a vector-aligned position, in vectors. Offsets in bytes stay

@@ -34,7 +34,8 @@ struct Params {
     position_lo: u32,
     position_hi: u32,
     lanes: u32,
-    reserved: [u32; 2],
+    touch: u32,
+    reserved: u32,
 }
 
 pub(crate) const PARAMS_SIZE: u64 = std::mem::size_of::<Params>() as u64;
@@ -163,6 +164,7 @@ impl CompiledReverse {
                 segments: plan.segments,
                 band: plan.band,
                 lanes: plan.lanes,
+                touch: if plan.touch_ahead { u32::MAX } else { 0 },
                 in_shift: piece.shifts[0],
                 len_shift: piece.shifts[1],
                 out_shift: piece.shifts[2],

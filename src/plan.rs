@@ -154,6 +154,10 @@ pub(crate) struct Plan {
     /// adapter when a run fills them, else 1. Invocation i of a group of `lanes`
     /// takes every `lanes`-th vector from the group's i-th.
     pub(crate) lanes: u32,
+    /// Whether each `Gather` invocation on 16-byte vectors loads a word of the next
+    /// band's input ahead of its gathers: on a CPU adapter, whose gathers otherwise
+    /// mostly wait on memory, see `touch_ahead` in `shaders/reverse_gather.wgsl`.
+    pub(crate) touch_ahead: bool,
     /// Invocations with work: at most one per output element or per output word of
     /// one window, so below 2^32.
     pub(crate) invocations: u32,
@@ -171,6 +175,7 @@ impl Plan {
             segments: 0,
             band: 0,
             lanes: 1,
+            touch_ahead: false,
             invocations: if element_bytes < 4 {
                 output_bytes.div_ceil(4)
             } else {
@@ -242,6 +247,7 @@ impl Plan {
             segments,
             band,
             lanes,
+            touch_ahead: variant == Variant::Gather && cpu && vector.bytes == 16,
             invocations: invocations as u32,
         }
     }
@@ -334,6 +340,11 @@ mod tests {
         assert_eq!(gather.invocations, 8 * 10);
         let gather = plan(DataType::Uint8, &[64, 160], 0, false);
         assert_eq!((gather.steps, gather.segments), (4, 16));
+        // Only a CPU's gathers on 16-byte vectors load ahead; nothing else does.
+        assert!(plan(DataType::Uint8, &[64, 160], 0, true).touch_ahead);
+        assert!(!gather.touch_ahead);
+        assert!(!plan(DataType::Float32, &[64, 101], 0, true).touch_ahead);
+        assert!(!plan(DataType::Float32, &[100, 64], 1, true).touch_ahead);
         // 515 vectors a run: three bands of 172, not two of 256 and a third of 3;
         // the last band has one idle column. An axis of 5 takes blocks of 4.
         let gather = plan(DataType::Float32, &[5, 515 * 4], 0, true);
