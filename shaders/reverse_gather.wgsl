@@ -142,13 +142,13 @@ fn four(work: Column, k: u32, base: u32, out: u32, l: Lengths, in_axis: u32, out
 }
 
 // A word of the input that the next band of columns will gather from (after a
-// run's last band, the next run's first), at this invocation's place in it: for
-// each 4 positions of the block, one of them, in the 64 bytes of 4 columns. Loaded
-// ahead of the gathers, it brings the next band's input into the cache in a
-// sequential order that the hardware's prefetchers follow; the gathers' own first
-// touches of it would be in no order at all. WGSL has no prefetch, so the caller
-// adds it to an index masked to 0 (`params.touch`), and a compiler keeps the load.
-// Clamped into the input binding: past the tensor it loads a word of no use.
+// run's last band, the next run's first), at this invocation's place in it: one of
+// the block's 4 positions, in the 64 bytes of 4 columns. Loaded ahead of the
+// gathers, it brings the next band's input into the cache in a sequential order
+// that the hardware's prefetchers follow; the gathers' own first touches of it
+// would be in no order at all. WGSL has no prefetch, so the caller adds it to an
+// index masked to 0 (`params.touch`), and a compiler keeps the load. Clamped into
+// the input binding: past the tensor it loads a word of no use.
 fn touch_ahead(work: Column, in_axis: u32) -> u32 {
     var start = work.o.in_offset;
     var column = work.column + params.band;
@@ -157,12 +157,7 @@ fn touch_ahead(work: Column, in_axis: u32) -> u32 {
         column -= (work.band + 1u) * params.band;
     }
     let element = start + (work.first + (work.column & 3u)) * in_axis + (column & ~3u) * ELEMS_PER_VEC;
-    let last = arrayLength(&src) - 1u;
-    var word = src[min(vec_index(element), last)].x;
-    if (STEPS == 8u) {
-        word |= src[min(vec_index(element + 4u * in_axis), last)].x;
-    }
-    return word;
+    return src[min(vec_index(element), arrayLength(&src) - 1u)].x;
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
