@@ -202,7 +202,7 @@ fn main(
     // Four positions at a time, their gathers before their stores. Most gathers miss
     // the cache (each element of a vector comes from its own row), and on a CPU
     // adapter each is a loop over the lanes: ahead of the stores, more misses are in
-    // flight at once. On lavapipe this took 7-10% less time than a gather and a store
+    // flight at once. On lavapipe this took 5-10% less time than a gather and a store
     // per position (2- to 16-byte elements, `middle` and `outermost`); eight at a
     // time was no faster.
     four(work, 0u, base, out, l, in_axis, out_axis);

@@ -159,7 +159,7 @@ pub(crate) struct Plan {
     /// and wider elements otherwise mostly wait on memory (see `touch_ahead` in
     /// `shaders/reverse_gather.wgsl`). Those of 1- and 2-byte elements, 16 or 8
     /// gathers a vector, are bound by instructions instead: the load made them
-    /// 5-20% slower on lavapipe.
+    /// 5-25% slower on lavapipe.
     pub(crate) touch_ahead: bool,
     /// Invocations with work: at most one per output element or per output word of
     /// one window, so below 2^32.
