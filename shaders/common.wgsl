@@ -16,6 +16,16 @@ override LEN_WORDS: u32;
 override LEN_SIGNED: bool;
 override WORKGROUP_SIZE: u32 = 256u;
 
+// A divisor of per-invocation values (`src/divisor.rs`): a CPU adapter divides a
+// SIMD group's lanes one by one, so each kernel divides by multiplying with
+// `magic` instead.
+struct Divisor {
+    value: u32,
+    magic: u32,
+    shift: u32,
+    unused: u32,
+}
+
 // Dimension d of a per-dimension field lives at [d / 4][d % 4]: uniform arrays
 // need 16-byte elements, so eight u32 values travel as two vec4.
 struct Params {
@@ -27,11 +37,6 @@ struct Params {
     count: u32,
     // The vector kernels: 16-byte vectors in one row or run of the innermost dimension.
     vecs: u32,
-    // The vector kernels: invocations per row or run (`Rows`, `Runs`) or blocks
-    // of STEPS positions along the axis (`Gather`).
-    segments: u32,
-    // `Gather`: columns per band.
-    band: u32,
     // Windowed dispatch (`src/window.rs`): elements from the start of each binding
     // to this dispatch's piece of the tensors. The input's wraps (mod 2^32) where
     // the binding starts past the piece; added to an offset inside the binding,
@@ -55,8 +60,19 @@ struct Params {
     // `Gather`: all ones where each invocation loads a word ahead of its gathers (a
     // CPU adapter's prefetch, `touch_ahead` in `reverse_gather.wgsl`), else 0.
     touch: u32,
-    // To a whole number of 16-byte rows, as `Params` in `src/compiled.rs`.
-    reserved: u32,
+    // To a whole number of 16-byte rows, as `pad` in `src/compiled.rs`.
+    pad0: u32,
+    pad1: u32,
+    pad2: u32,
+    // The vector kernels: invocations per row or run (`Rows`, `Runs`) or blocks
+    // of STEPS positions along the axis (`Gather`).
+    segments: Divisor,
+    // `Gather`: columns per band, and bands per run.
+    band: Divisor,
+    bands: Divisor,
+    // The sizes and output strides again, as divisors.
+    size_divisors: array<Divisor, 8>,
+    out_stride_divisors: array<Divisor, 8>,
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
@@ -64,6 +80,21 @@ struct Params {
 
 fn size_at(d: u32) -> u32 {
     return params.sizes[d >> 2u][d & 3u];
+}
+
+// `n / d.value`. Granlund and Montgomery's method (`src/divisor.rs`), which holds for
+// every 32-bit `n`: WGSL has no 64-bit integers, so the high word of `n * d.magic`
+// is summed from 16-bit halves.
+fn divide(n: u32, d: Divisor) -> u32 {
+    let nl = n & 0xFFFFu;
+    let nh = n >> 16u;
+    let ml = d.magic & 0xFFFFu;
+    let mh = d.magic >> 16u;
+    let low = nl * ml;
+    let mid_n = nh * ml;
+    let cross = (low >> 16u) + (mid_n & 0xFFFFu) + nl * mh;
+    let t = nh * mh + (mid_n >> 16u) + (cross >> 16u);
+    return select((t + ((n - t) >> 1u)) >> d.shift, n, d.value == 1u);
 }
 
 fn out_stride_at(d: u32) -> u32 {

@@ -151,10 +151,10 @@ fn four(work: Column, k: u32, base: u32, out: u32, l: Lengths, in_axis: u32, out
 // the input binding: past the tensor it loads a word of no use.
 fn touch_ahead(work: Column, in_axis: u32) -> u32 {
     var start = work.o.in_offset;
-    var column = work.column + params.band;
+    var column = work.column + params.band.value;
     if (work.band + 1u == work.bands) {
-        start = outer(work.run + 1u, 1u).in_offset;
-        column = work.column - work.band * params.band;
+        start = outer(work.run + 1u, false).in_offset;
+        column = work.column - work.band * params.band.value;
     }
     let element = start + (work.first + (work.column & 3u)) * in_axis + (column & ~3u) * ELEMS_PER_VEC;
     return src[min(vec_index(element), arrayLength(&src) - 1u)].x;

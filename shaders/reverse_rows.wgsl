@@ -64,7 +64,7 @@ fn main(
     let work = segment(id);
     let first = work.first;
     let last = work.last;
-    let o = outer(work.row, 1u);
+    let o = outer(work.row, false);
     let in_row = vec_index(o.in_offset);
     let out_row = vec_index(o.out_offset);
 

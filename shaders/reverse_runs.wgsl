@@ -17,13 +17,13 @@ fn main(
     if (id >= params.count) {
         return;
     }
-    let run = id / params.segments;
-    let in_run = id - run * params.segments;
+    let run = divide(id, params.segments);
+    let in_run = id - run * params.segments.value;
     // Lanes are a power of two: shifts, not per-lane divisions.
     let lanes = params.lanes;
     let lane_group = in_run >> countTrailingZeros(lanes);
     let first = lane_group * lanes * STEPS + (in_run & (lanes - 1u));
-    let o = outer(run, size_at(AXIS));
+    let o = outer(run, true);
     // A windowed dispatch may hold a part of the axis from `axis_start` on, and
     // input windows of whole axis positions: it copies only the runs whose source
     // position its input binding holds (`src/window.rs`). One dispatch of the

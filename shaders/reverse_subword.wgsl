@@ -50,7 +50,7 @@ fn main(
         for (var d = 0u; d < RANK; d++) {
             let stride = out_stride_at(d);
             let size = size_at(d);
-            let q = rem / stride;
+            let q = divide(rem, params.out_stride_divisors[d]);
             rem -= q * stride;
             is_element = is_element && q < size;
             let i = min(q, size - 1u);

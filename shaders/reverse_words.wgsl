@@ -27,9 +27,9 @@ fn main(
     var t = 0u;
     for (var k = 0u; k < RANK; k++) {
         let d = RANK - 1u - k;
-        let size = size_at(d);
-        let i = rem % size;
-        rem = rem / size;
+        let q = divide(rem, params.size_divisors[d]);
+        let i = rem - q * size_at(d);
+        rem = q;
         out_offset += i * out_stride_at(d);
         if (d == AXIS) {
             t = i;

@@ -20,9 +20,9 @@ override ELEMS_PER_VEC: u32 = max(VEC_BYTES / ELEM_BYTES, 1u);
 
 // Offsets (in elements) and the axis coordinate of one row or run of the innermost
 // dimension: `index` in row-major order over every other dimension. The axis adds to
-// no offset (the caller decides which position along it to use); it counts
-// `axis_size` positions: the axis size for `Runs`, 1 for `Gather`, whose blocks along
-// the axis come in another order.
+// no offset (the caller decides which position along it to use); `index` counts its
+// positions where `whole_axis` (`Runs`), and one position of it where not
+// (`Gather`, whose blocks along the axis come in another order).
 struct Outer {
     out_offset: u32,
     in_offset: u32,
@@ -30,7 +30,7 @@ struct Outer {
     t: u32,
 }
 
-fn outer(index: u32, axis_size: u32) -> Outer {
+fn outer(index: u32, whole_axis: bool) -> Outer {
     // Windowed dispatches (`src/window.rs`): offsets from the start of each binding.
     var o = Outer(params.out_shift, params.in_shift, params.len_shift, 0u);
     var rem = index;
@@ -38,10 +38,11 @@ fn outer(index: u32, axis_size: u32) -> Outer {
     for (var k = 2u; k <= RANK; k++) {
         let d = RANK - k;
         var i = rem;
-        if (d > 0u) {
-            let size = select(size_at(d), axis_size, d == AXIS);
-            rem = rem / size;
-            i -= rem * size;
+        if (d == AXIS && !whole_axis) {
+            i = 0u;
+        } else if (d > 0u) {
+            rem = divide(rem, params.size_divisors[d]);
+            i -= rem * size_at(d);
         }
         if (d == AXIS) {
             o.t = i;
@@ -63,8 +64,8 @@ struct Segment {
 }
 
 fn segment(id: u32) -> Segment {
-    let row = id / params.segments;
-    let first = (id - row * params.segments) * STEPS;
+    let row = divide(id, params.segments);
+    let first = (id - row * params.segments.value) * STEPS;
     return Segment(row, first, min(first + STEPS, params.vecs));
 }
 
@@ -88,16 +89,17 @@ struct Column {
 }
 
 fn gather_column(id: u32) -> Column {
-    let in_band = id % params.band;
-    var rest = id / params.band;
-    let block = rest % params.segments;
-    rest /= params.segments;
-    let bands = (params.vecs + params.band - 1u) / params.band;
-    let band = rest % bands;
+    // The block counted over every band and run, then the band over every run;
+    // each remainder is what the quotient's multiple leaves.
+    let any_block = divide(id, params.band);
+    let in_band = id - any_block * params.band.value;
+    let any_band = divide(any_block, params.segments);
+    let block = any_block - any_band * params.segments.value;
     // The axis counts one position here: the block says which.
-    let run = rest / bands;
+    let run = divide(any_band, params.bands);
+    let band = any_band - run * params.bands.value;
     let first = block * STEPS;
-    return Column(outer(run, 1u), band * params.band + in_band, first, min(first + STEPS, size_at(AXIS)), band, bands, run);
+    return Column(outer(run, false), band * params.band.value + in_band, first, min(first + STEPS, size_at(AXIS)), band, params.bands.value, run);
 }
 
 // An element offset of a vector-aligned position, in vectors. Offsets in bytes stay

@@ -2,6 +2,7 @@
 
 use wgpu::util::DeviceExt;
 
+use crate::divisor::Divisor;
 use crate::layout::Layout;
 use crate::plan::Plan;
 #[cfg(not(target_arch = "wasm32"))]
@@ -12,7 +13,8 @@ use crate::signal;
 use crate::window::{self, Dispatch, Window};
 use crate::{Error, Gpu, ReverseSubsequences, TensorRole, Variant};
 
-/// The layout uniform; matches `Params` in `shaders/common.wgsl`.
+/// The layout uniform; matches `Params` in `shaders/common.wgsl`, field for field
+/// (a test below compares their offsets).
 #[repr(C)]
 #[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
 struct Params {
@@ -22,8 +24,6 @@ struct Params {
     len_strides: [u32; 8],
     count: u32,
     vecs: u32,
-    segments: u32,
-    band: u32,
     in_shift: u32,
     len_shift: u32,
     out_shift: u32,
@@ -35,7 +35,12 @@ struct Params {
     position_hi: u32,
     lanes: u32,
     touch: u32,
-    reserved: u32,
+    pad: [u32; 3],
+    segments: Divisor,
+    band: Divisor,
+    bands: Divisor,
+    size_divisors: [Divisor; 8],
+    out_stride_divisors: [Divisor; 8],
 }
 
 pub(crate) const PARAMS_SIZE: u64 = std::mem::size_of::<Params>() as u64;
@@ -161,8 +166,9 @@ impl CompiledReverse {
             let mut params = Params {
                 count: plan.invocations,
                 vecs: plan.vecs,
-                segments: plan.segments,
-                band: plan.band,
+                segments: Divisor::new(plan.segments),
+                band: Divisor::new(plan.band),
+                bands: Divisor::new(plan.bands),
                 lanes: plan.lanes,
                 touch: if plan.touch_ahead { u32::MAX } else { 0 },
                 in_shift: piece.shifts[0],
@@ -179,7 +185,9 @@ impl CompiledReverse {
             // Every stride of a piece fits a u32: its offsets do (window.rs).
             for (d, dim) in piece.layout.dims.iter().enumerate() {
                 params.sizes[d] = dim.size;
+                params.size_divisors[d] = Divisor::new(dim.size);
                 params.out_strides[d] = dim.output as u32;
+                params.out_stride_divisors[d] = Divisor::new(dim.output as u32);
                 params.in_strides[d] = dim.input as u32;
                 params.len_strides[d] = dim.lengths as u32;
             }
@@ -553,5 +561,62 @@ impl CompiledReverse {
             .map_err(|e| wgpu_error(e.to_string()))?;
         output[..out_bytes].copy_from_slice(&view[..out_bytes]);
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::shaders::Kernel;
+    use std::mem::offset_of;
+
+    #[test]
+    fn params_matches_the_wgsl_struct() {
+        let module =
+            naga::front::wgsl::parse_str(Kernel::Words.source()).expect("common.wgsl parses");
+        let (_, ty) = module
+            .types
+            .iter()
+            .find(|(_, ty)| ty.name.as_deref() == Some("Params"))
+            .expect("a Params struct");
+        let naga::TypeInner::Struct { members, span } = &ty.inner else {
+            panic!("Params is a struct");
+        };
+        assert_eq!(u64::from(*span), PARAMS_SIZE);
+        let rust = [
+            ("sizes", offset_of!(Params, sizes)),
+            ("out_strides", offset_of!(Params, out_strides)),
+            ("in_strides", offset_of!(Params, in_strides)),
+            ("len_strides", offset_of!(Params, len_strides)),
+            ("count", offset_of!(Params, count)),
+            ("vecs", offset_of!(Params, vecs)),
+            ("in_shift", offset_of!(Params, in_shift)),
+            ("len_shift", offset_of!(Params, len_shift)),
+            ("out_shift", offset_of!(Params, out_shift)),
+            ("axis_start", offset_of!(Params, axis_start)),
+            ("axis_size", offset_of!(Params, axis_size)),
+            ("source_lo", offset_of!(Params, source_lo)),
+            ("source_hi", offset_of!(Params, source_hi)),
+            ("position_lo", offset_of!(Params, position_lo)),
+            ("position_hi", offset_of!(Params, position_hi)),
+            ("lanes", offset_of!(Params, lanes)),
+            ("touch", offset_of!(Params, touch)),
+            ("pad0", offset_of!(Params, pad)),
+            ("pad1", offset_of!(Params, pad) + 4),
+            ("pad2", offset_of!(Params, pad) + 8),
+            ("segments", offset_of!(Params, segments)),
+            ("band", offset_of!(Params, band)),
+            ("bands", offset_of!(Params, bands)),
+            ("size_divisors", offset_of!(Params, size_divisors)),
+            (
+                "out_stride_divisors",
+                offset_of!(Params, out_stride_divisors),
+            ),
+        ];
+        let wgsl: Vec<_> = members
+            .iter()
+            .map(|m| (m.name.as_deref().unwrap_or(""), m.offset as usize))
+            .collect();
+        assert_eq!(wgsl, rust);
     }
 }

@@ -23,6 +23,7 @@
 #![warn(missing_docs)]
 
 mod compiled;
+mod divisor;
 mod dtype;
 mod error;
 mod gpu;

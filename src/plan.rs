@@ -148,8 +148,9 @@ pub(crate) struct Plan {
     /// Invocations per row or run (`Rows`, `Runs`) or blocks of `steps` along the
     /// axis (`Gather`).
     pub(crate) segments: u32,
-    /// Columns (vectors or words) per band (`Gather`).
+    /// Columns (vectors or words) per band, and bands per run (`Gather`).
     pub(crate) band: u32,
+    pub(crate) bands: u32,
     /// Invocations that interleave their vectors (`Runs`): RUN_LANES on a CPU
     /// adapter when a run fills them, else 1. Invocation i of a group of `lanes`
     /// takes every `lanes`-th vector from the group's i-th.
@@ -177,6 +178,7 @@ impl Plan {
             vecs: 0,
             segments: 0,
             band: 0,
+            bands: 0,
             lanes: 1,
             touch_ahead: false,
             invocations: if element_bytes < 4 {
@@ -219,7 +221,7 @@ impl Plan {
         let runs = elements / u64::from(inner.size);
         let most = variant.max_steps(cpu, element_bytes, vector.bytes);
         // Steps past the end of a row, run or axis would idle: no more than it holds.
-        let (steps, segments, band, lanes, invocations) = match variant {
+        let (steps, segments, band, bands, lanes, invocations) = match variant {
             Variant::Gather => {
                 // Blocks of `steps` axis positions of every column, in equal bands
                 // of at most GATHER_BAND_VECS columns (so that a run just past a
@@ -229,7 +231,7 @@ impl Plan {
                 let bands = vector.vecs.div_ceil(GATHER_BAND_VECS);
                 let band = vector.vecs.div_ceil(bands);
                 let columns = runs / u64::from(n) * u64::from(bands * band);
-                (steps, blocks, band, 1, columns * u64::from(blocks))
+                (steps, blocks, band, bands, 1, columns * u64::from(blocks))
             }
             _ => {
                 let steps = most.min(vector.vecs.next_power_of_two());
@@ -239,7 +241,7 @@ impl Plan {
                     1
                 };
                 let segments = vector.vecs.div_ceil(steps * lanes) * lanes;
-                (steps, segments, 0, lanes, runs * u64::from(segments))
+                (steps, segments, 0, 0, lanes, runs * u64::from(segments))
             }
         };
         Plan {
@@ -249,6 +251,7 @@ impl Plan {
             vecs: vector.vecs,
             segments,
             band,
+            bands,
             lanes,
             touch_ahead: variant == Variant::Gather
                 && cpu
