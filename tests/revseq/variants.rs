@@ -1,7 +1,9 @@
 //! The plan's kernel variants: which layouts select which variant (so that a fast
 //! path cannot silently fall back, nor a fallback hide a fast path's bug), every
 //! variant against the reference for every width and length type, the boundaries
-//! of each fast path, and strided, gapped and broadcast layouts on the fast paths.
+//! of each fast path, invocation indices past 2^16 (where the kernels' division by
+//! multiplying departs from small numbers), and strided, gapped and broadcast
+//! layouts on the fast paths.
 
 use revseq::{DataType, Gpu, ReverseSubsequences, TensorDesc, Tuning, Variant};
 
@@ -487,6 +489,70 @@ fn every_variant_folds_dispatches_past_the_workgroup_limit() {
         let input = rng.bytes(d.input.min_size_in_bytes() as usize);
         let lengths = lengths_for(&mut rng, &d);
         assert_matches_reference_on(&small, &d, &input, &lengths);
+    }
+}
+
+#[test]
+fn invocation_indices_past_2_16_divide_exactly() {
+    // Every kernel divides its invocation index by layout sizes through a multiplier
+    // (`src/divisor.rs`) whose partial products differ from a plain division only
+    // once the index passes 2^16. Indices into the hundreds of thousands, by sizes
+    // and counts that are not powers of two, under both tunings.
+    let mut rng = Rng::new(29);
+    let transposed = |data_type, rows: u32, columns: u32| {
+        ReverseSubsequences::new(
+            TensorDesc::new(data_type, &[rows, columns]).with_strides(&[1, rows]),
+            TensorDesc::new(DataType::Uint32, &[rows, 1]),
+            TensorDesc::new(data_type, &[rows, columns]),
+            1,
+        )
+    };
+    let cases = [
+        // One invocation per element, by a size of 1,031.
+        (transposed(DataType::Float32, 1021, 1031), Variant::General),
+        // One invocation per output word, by an output stride of 1,031.
+        (transposed(DataType::Uint8, 1021, 1031), Variant::General),
+        // 30,011 rows of 20 vectors: 3 segments of 8, or 20 of 1.
+        (
+            desc(DataType::Float32, &[30011, 80], 1, DataType::Uint32, None),
+            Variant::Rows,
+        ),
+        // 10,007 × 7 runs of 2 vectors, lengths broadcast over the batch.
+        (
+            desc(
+                DataType::Float32,
+                &[7, 10007, 8],
+                0,
+                DataType::Int64,
+                Some(&[0, 1, 0]),
+            ),
+            Variant::Runs,
+        ),
+        // 12 bands of 251 columns, 3 blocks of positions, 37 runs.
+        (
+            desc(
+                DataType::Float32,
+                &[37, 9, 4 * 3001],
+                1,
+                DataType::Uint32,
+                None,
+            ),
+            Variant::Gather,
+        ),
+    ];
+    for tuned in [
+        gpu().with_tuning(Tuning::Cpu),
+        gpu().with_tuning(Tuning::Gpu),
+    ] {
+        for (d, variant) in &cases {
+            let compiled = tuned.compile(d).unwrap();
+            let [x, y] = compiled.workgroups();
+            assert!(
+                u64::from(x) * u64::from(y) * 256 > 1 << 16,
+                "{variant:?}: {x} × {y} workgroups stay below 2^16 invocations"
+            );
+            check_on(&tuned, &mut rng, d, *variant);
+        }
     }
 }
 
