@@ -70,7 +70,9 @@ struct Params {
     // `Gather`: columns per band, and bands per run.
     band: Divisor,
     bands: Divisor,
-    // The sizes and output strides again, as divisors.
+    // The sizes and output strides again, as divisors. Not in place of the plain
+    // arrays: `sizes` and `out_strides` as arrays of `Divisor` measured about 7%
+    // slower on lavapipe (4- and 16-byte `gather`, 4-byte `rows`).
     size_divisors: array<Divisor, 8>,
     out_stride_divisors: array<Divisor, 8>,
 }

@@ -152,7 +152,7 @@ fn four(work: Column, k: u32, base: u32, out: u32, l: Lengths, in_axis: u32, out
 fn touch_ahead(work: Column, in_axis: u32) -> u32 {
     var start = work.o.in_offset;
     var column = work.column + params.band.value;
-    if (work.band + 1u == work.bands) {
+    if (work.band + 1u == params.bands.value) {
         start = outer(work.run + 1u, false).in_offset;
         column = work.column - work.band * params.band.value;
     }

@@ -81,10 +81,8 @@ struct Column {
     column: u32,
     first: u32,
     last: u32,
-    // The column's band within its run, the run's bands, and the run: the index
-    // `outer` took.
+    // The column's band within its run, and the run (the index `outer` took).
     band: u32,
-    bands: u32,
     run: u32,
 }
 
@@ -99,7 +97,7 @@ fn gather_column(id: u32) -> Column {
     let run = divide(any_band, params.bands);
     let band = any_band - run * params.bands.value;
     let first = block * STEPS;
-    return Column(outer(run, false), band * params.band.value + in_band, first, min(first + STEPS, size_at(AXIS)), band, params.bands.value, run);
+    return Column(outer(run, false), band * params.band.value + in_band, first, min(first + STEPS, size_at(AXIS)), band, run);
 }
 
 // An element offset of a vector-aligned position, in vectors. Offsets in bytes stay
