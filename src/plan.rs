@@ -80,7 +80,7 @@ impl Variant {
     /// positions, and its neighbours stay on neighbouring columns, so it walks a few
     /// positions everywhere; more on a CPU for 1- and 2-byte elements, whose
     /// vectors hold 16 or 8 lengths. On lavapipe, 16 vectors for `Rows` and
-    /// `Runs`, and 16 positions or the whole axis for a wide `Gather`, measured
+    /// `Runs`, and 8 positions, 16 or the whole axis for a wide `Gather`, measured
     /// slower, not faster.
     pub(crate) const fn max_steps(self, cpu: bool, element_bytes: u32, vector_bytes: u32) -> u32 {
         match (self, cpu) {
