@@ -1,8 +1,10 @@
-//! One test per validation rule, each asserting its specific error.
+//! One test per validation rule, each asserting its specific error, and a seeded
+//! draw of malformed descriptors that must fail (or run) exactly as the reference does.
 
 use revseq::{reference, DataType, Error, ReverseSubsequences, TensorDesc, TensorRole};
 
-use crate::support::gpu;
+use crate::strided::random_strides;
+use crate::support::{gpu, Rng, LENGTH_TYPES};
 
 fn f32s(sizes: &[u32]) -> TensorDesc {
     TensorDesc::new(DataType::Float32, sizes)
@@ -442,4 +444,134 @@ fn tensors_past_the_device_buffer_limit_are_rejected() {
             if l == limit && limit_name.contains("max_buffer_size")),
         "{err}"
     );
+}
+
+/// A size or stride that stresses the arithmetic: 0, the largest u32, powers of two
+/// and one below them, or a small value.
+fn extreme(rng: &mut Rng) -> u32 {
+    match rng.below(8) {
+        0 => 0,
+        1 => u32::MAX,
+        2 => 1 << rng.below(32),
+        3 => (1 << rng.below(32)) - 1,
+        _ => rng.below(6) as u32,
+    }
+}
+
+/// A tensor of `sizes` and `data_type`, now and then with another data type, rank,
+/// size or stride count, and strides packed, random, extreme or gapped.
+fn mangled(rng: &mut Rng, sizes: &[u32], data_type: DataType, broadcast: bool) -> TensorDesc {
+    let data_type = if rng.below(30) == 0 {
+        DataType::ALL[rng.below(15) as usize]
+    } else {
+        data_type
+    };
+    let rank = if rng.below(30) == 0 {
+        rng.below(11) as usize
+    } else {
+        sizes.len()
+    };
+    let sizes: Vec<u32> = (0..rank)
+        .map(|d| match sizes.get(d) {
+            Some(&size) if rng.below(25) != 0 => size,
+            _ => extreme(rng),
+        })
+        .collect();
+    let desc = TensorDesc::new(data_type, &sizes);
+    match rng.below(4) {
+        0 => desc,
+        1 => desc.with_strides(&(0..rank).map(|_| extreme(rng)).collect::<Vec<_>>()),
+        _ => {
+            let mut strides = random_strides(rng, &sizes, broadcast);
+            if !strides.is_empty() && rng.below(10) == 0 {
+                let d = rng.below(strides.len() as u64) as usize;
+                strides[d] = extreme(rng);
+            }
+            if rng.below(30) == 0 {
+                strides.push(1);
+            }
+            desc.with_strides(&strides)
+        }
+    }
+}
+
+#[test]
+fn random_descriptors_fail_or_run_exactly_as_the_reference_does() {
+    // Mostly valid descriptors with now and then a wrong rank, axis, data type, size,
+    // stride or host slice: compile and run must return what the reference returns,
+    // the same error or the same bytes, and never panic.
+    let mut rng = Rng::new(40);
+    let mut kinds = std::collections::HashSet::new();
+    let mut ran = 0;
+    for _ in 0..3000 {
+        let rank = rng.below(10) as usize;
+        let sizes: Vec<u32> = (0..rank).map(|_| 1 + rng.below(5) as u32).collect();
+        let axis = if rng.below(20) == 0 {
+            extreme(&mut rng)
+        } else {
+            rng.below(rank.max(1) as u64) as u32
+        };
+        let data_type = DataType::ALL[rng.below(15) as usize];
+        let length_type = LENGTH_TYPES[rng.below(4) as usize];
+        let mut length_sizes = sizes.clone();
+        if let Some(size) = length_sizes.get_mut(axis as usize) {
+            *size = 1;
+        }
+        let desc = ReverseSubsequences::new(
+            mangled(&mut rng, &sizes, data_type, true),
+            mangled(&mut rng, &length_sizes, length_type, true),
+            mangled(&mut rng, &sizes, data_type, false),
+            axis,
+        );
+        // Host slices as the tensors need, one in eight a byte short; at most 64 KiB,
+        // so that tensors spread by extreme strides fail on their slices, quickly.
+        let mut slice = |tensor: &TensorDesc| {
+            let bytes = tensor.min_size_in_bytes().min(1 << 16) as usize;
+            let short = usize::from(bytes > 0 && rng.below(8) == 0);
+            rng.bytes(bytes - short)
+        };
+        let (input, lengths) = (slice(&desc.input), slice(&desc.sequence_lengths));
+        let mut expected = slice(&desc.output);
+        let mut actual = expected.clone();
+        let reference =
+            reference::reverse_subsequences_bytes(&desc, &input, &lengths, &mut expected);
+        let compiled = match (desc.validate(), gpu().compile(&desc)) {
+            (Err(err), compiled) => {
+                assert_eq!(compiled.err(), Some(err.clone()), "{desc:?}");
+                assert_eq!(reference, Err(err.clone()), "{desc:?}");
+                kinds.insert(std::mem::discriminant(&err));
+                continue;
+            }
+            (Ok(()), Ok(compiled)) => compiled,
+            // What only the device limits: the reference has no buffers to size.
+            (Ok(()), Err(err)) => {
+                let max_buffer = gpu().device().limits().max_buffer_size;
+                assert!(
+                    matches!(err, Error::TensorTooLarge { limit, .. } if limit == max_buffer)
+                        || matches!(err, Error::TooManyDispatches { .. }),
+                    "{err} for {desc:?}"
+                );
+                kinds.insert(std::mem::discriminant(&err));
+                continue;
+            }
+        };
+        let result = compiled.run(&input, &lengths, &mut actual);
+        assert_eq!(result, reference, "{desc:?}");
+        match result {
+            Ok(()) => {
+                assert!(
+                    actual == expected,
+                    "GPU differs from the reference for {desc:?}"
+                );
+                ran += 1;
+            }
+            Err(err) => {
+                kinds.insert(std::mem::discriminant(&err));
+            }
+        }
+    }
+    // The draw reaches both sides: runs, and most of the rules.
+    eprintln!("{ran} ran, {} kinds of error", kinds.len());
+    assert!(ran >= 300, "only {ran} descriptors ran");
+    assert!(kinds.len() >= 10, "only {} kinds of error", kinds.len());
 }
