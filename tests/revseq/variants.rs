@@ -43,6 +43,17 @@ fn desc(
     )
 }
 
+/// A `[rows, columns]` tensor reversed along axis 1 whose input is stored column
+/// by column, so no fast path applies: the general kernels' layouts.
+fn transposed(data_type: DataType, rows: u32, columns: u32) -> ReverseSubsequences {
+    ReverseSubsequences::new(
+        TensorDesc::new(data_type, &[rows, columns]).with_strides(&[1, rows]),
+        TensorDesc::new(DataType::Uint32, &[rows, 1]),
+        TensorDesc::new(data_type, &[rows, columns]),
+        1,
+    )
+}
+
 /// Elements of `data_type` in `bytes` bytes.
 fn elements(data_type: DataType, bytes: u32) -> u32 {
     bytes / data_type.size_in_bytes()
@@ -442,15 +453,7 @@ fn every_variant_folds_dispatches_past_the_workgroup_limit() {
     let small = gpu_with_limits(|limits| limits.max_compute_workgroups_per_dimension = 16);
     let mut rng = Rng::new(26);
     let cases = [
-        (
-            ReverseSubsequences::new(
-                TensorDesc::new(DataType::Float32, &[4099, 3]).with_strides(&[1, 4099]),
-                TensorDesc::new(DataType::Uint32, &[4099, 1]),
-                TensorDesc::new(DataType::Float32, &[4099, 3]),
-                1,
-            ),
-            Variant::General,
-        ),
+        (transposed(DataType::Float32, 4099, 3), Variant::General),
         (
             desc(DataType::Float32, &[4099, 3], 1, DataType::Uint32, None),
             Variant::Rows,
@@ -495,14 +498,6 @@ fn invocation_indices_past_2_16_divide_exactly() {
     // once the index passes 2^16. Indices into the hundreds of thousands, by sizes
     // and counts that are not powers of two, under both tunings.
     let mut rng = Rng::new(29);
-    let transposed = |data_type, rows: u32, columns: u32| {
-        ReverseSubsequences::new(
-            TensorDesc::new(data_type, &[rows, columns]).with_strides(&[1, rows]),
-            TensorDesc::new(DataType::Uint32, &[rows, 1]),
-            TensorDesc::new(data_type, &[rows, columns]),
-            1,
-        )
-    };
     let cases = [
         // One invocation per element, by a size of 1,031.
         (transposed(DataType::Float32, 1021, 1031), Variant::General),
