@@ -39,8 +39,15 @@
 // Nor a uniform buffer, though Mesa 22.3's lavapipe gathers from one 2.3-4.7× faster
 // than from storage or workgroup memory (a probe of random in-cache 4-byte gathers:
 // 0.22-0.28 ns against 0.63-1.07 ns a gather): a binding holds 64 KiB, and a band's
-// rows lie a row stride apart, so each window would need a copy pass that lays its
-// band out contiguously first, as costly as a copy kernel, and a dispatch per 64 KiB.
+// rows lie a row stride apart. A probe that packed each band of 1-byte `outermost`
+// contiguously (one dispatch, 1.2-1.8× a copy kernel) and gathered from it through
+// 64 KiB windows, a dispatch each, took 0.55-1.09× the time of the same probe
+// gathering from storage (9 rounds; 4.8-12.6× the copy kernel): its 256 dispatches,
+// one per 64 KiB of the 16 MiB tensor, took 2-2.8× a copy kernel's time when empty.
+// Nor transposing so that the axis becomes innermost, for the `rows` kernel: a
+// 16×16-byte tile transpose through registers alone took 2.6-3.4× a copy kernel on
+// lavapipe (2.9-3.1× without its byte shuffles: the 16-byte pieces a row apart cost
+// it), and the reversal would need two.
 //
 // Where the time goes on lavapipe: with every element's length the same (all 0 or
 // all of the axis), so that a vector's elements come from one source vector and
