@@ -64,8 +64,8 @@ struct Params {
     pad0: u32,
     pad1: u32,
     pad2: u32,
-    // The vector kernels: invocations per row or run (`Rows`, `Runs`) or blocks
-    // of STEPS positions along the axis (`Gather`).
+    // The vector kernels: invocations per row or run (`Rows`, `Runs`), blocks of
+    // STEPS positions along the axis (`Gather`) or columns per run (`Columns`).
     segments: Divisor,
     // `Gather`: columns per band, and bands per run.
     band: Divisor,

@@ -16,15 +16,11 @@
 // element at its mirrored position moves the random accesses from loads to
 // stores, and measured no faster on a CPU adapter (4- and 16-byte elements).
 //
-// Nor a column in registers: an invocation that loads its column's whole axis
-// (one vector per position), shifts each element by its own length through
-// log2(axis) selects and stores the column took 9–11× the copy kernel's time on
-// lavapipe (4-byte elements, an axis of 64), against 3–3.7× here. The column walk
-// alone, each invocation copying its 64 vectors straight down, took 4.5×: each
-// step lands on another row of another page, where this kernel's blocks of 4
-// positions, neighbours on neighbouring columns, copied straight took 1.6–1.75×.
-// The network's arrays stayed in scratch memory, every store to them a branch per
-// lane and word, even with its loops unrolled.
+// A column in registers is `Columns` (`reverse_columns.wgsl`), which a CPU adapter
+// runs along axes of up to 64 positions; this kernel takes longer axes there, and
+// every axis on a GPU. An earlier column kernel, with its network in private
+// arrays and without `Columns`' workgroup barriers, took 9-11× the copy kernel's
+// time on lavapipe (4-byte elements, an axis of 64), against 3-3.7× here.
 //
 // Nor loading the lengths as vectors where they are contiguous: a build that
 // computed its lengths without loading any measured no faster on lavapipe (2- and
@@ -77,15 +73,6 @@ fn halves4(v: vec4<u32>, w: u32) -> vec2<u32> {
     );
 }
 
-// The lengths of the elements of one vector, four per vec4; those past the vector's
-// elements stay 0 and unread.
-struct Lengths {
-    a: vec4<u32>,
-    b: vec4<u32>,
-    c: vec4<u32>,
-    d: vec4<u32>,
-}
-
 // The output vector at axis position `t` whose first element is input element
 // `base` when not reversed; `l` holds the lengths of its elements.
 fn gather(base: u32, t: u32, l: Lengths, in_axis: u32) -> vec4<u32> {
@@ -113,19 +100,6 @@ fn gather(base: u32, t: u32, l: Lengths, in_axis: u32) -> vec4<u32> {
             return src[vectors4(base, t, l.a, in_axis).x];
         }
     }
-}
-
-// The lengths of the elements of the vector whose first element is `element`.
-fn vector_lengths(len_offset: u32, element: u32, stride: u32, n: u32) -> Lengths {
-    var l = Lengths(lengths4(len_offset, element, stride, n, min(ELEMS_PER_VEC, 4u)), vec4(0u), vec4(0u), vec4(0u));
-    if (ELEMS_PER_VEC >= 8u) {
-        l.b = lengths4(len_offset, element + 4u, stride, n, 4u);
-    }
-    if (ELEMS_PER_VEC == 16u) {
-        l.c = lengths4(len_offset, element + 8u, stride, n, 4u);
-        l.d = lengths4(len_offset, element + 12u, stride, n, 4u);
-    }
-    return l;
 }
 
 // The vector at position `k` of the block of `work`, or at the block's last

@@ -1,4 +1,4 @@
-// Shared by the vector kernels (`Rows`, `Runs`, `Gather`), which move vectors of
+// Shared by the vector kernels (`Rows`, `Runs`, `Gather`, `Columns`), which move vectors of
 // VEC_BYTES: 16 (`vec4<u32>`), or 4 (`u32`) for `Rows` and `Runs` whose rows or runs
 // are whole words but not whole 16-byte vectors. One of `bind_vec4.wgsl` and `bind_word.wgsl` comes
 // first, declaring VEC_BYTES and the input and output bindings. The plan picks a
@@ -9,9 +9,10 @@
 
 // Bytes per element: 1, 2, 4, 8 or 16.
 override ELEM_BYTES: u32;
-// Vectors (or axis positions, for `Gather`) each invocation handles: several on a
-// CPU adapter, where one invocation's loop reuses what it loaded; 1 on a GPU, where
-// neighbouring invocations must touch neighbouring memory.
+// Vectors (or axis positions, for `Gather`; rows of its column, for `Columns`) each
+// invocation handles: several on a CPU adapter, where one invocation's loop reuses
+// what it loaded; 1 on a GPU, where neighbouring invocations must touch
+// neighbouring memory.
 override STEPS: u32;
 
 // Derived; never set by the host. At least 1, so that the constant stays valid in
@@ -130,4 +131,26 @@ fn mirrored4(t: u32, lens: vec4<u32>) -> vec4<u32> {
 // position `t`, the first at `base` when not reversed.
 fn sources(base: u32, t: u32, lens: vec4<u32>, in_axis: u32) -> vec4<u32> {
     return base + vec4(0u, 1u, 2u, 3u) + mirrored4(t, lens) * in_axis;
+}
+
+// For `Gather` and `Columns`: the lengths of the elements of one vector, four per
+// vec4; those past the vector's elements stay 0 and unread.
+struct Lengths {
+    a: vec4<u32>,
+    b: vec4<u32>,
+    c: vec4<u32>,
+    d: vec4<u32>,
+}
+
+// The lengths of the elements of the vector whose first element is `element`.
+fn vector_lengths(len_offset: u32, element: u32, stride: u32, n: u32) -> Lengths {
+    var l = Lengths(lengths4(len_offset, element, stride, n, min(ELEMS_PER_VEC, 4u)), vec4(0u), vec4(0u), vec4(0u));
+    if (ELEMS_PER_VEC >= 8u) {
+        l.b = lengths4(len_offset, element + 4u, stride, n, 4u);
+    }
+    if (ELEMS_PER_VEC == 16u) {
+        l.c = lengths4(len_offset, element + 8u, stride, n, 4u);
+        l.d = lengths4(len_offset, element + 12u, stride, n, 4u);
+    }
+    return l;
 }

@@ -50,15 +50,21 @@ pub enum Variant {
     /// The reversed axis is outside the innermost dimension and the length changes
     /// along it: each output vector is gathered element by element.
     Gather,
+    /// As [`Variant::Gather`], on a CPU adapter, along at most 64 positions, on
+    /// 16-byte vectors: each invocation holds a whole column of the axis in
+    /// registers, loads and stores each vector once and reverses every element's
+    /// prefix with a network of selects.
+    Columns,
 }
 
 impl Variant {
     /// Every variant.
-    pub const ALL: [Variant; 4] = [
+    pub const ALL: [Variant; 5] = [
         Variant::General,
         Variant::Rows,
         Variant::Runs,
         Variant::Gather,
+        Variant::Columns,
     ];
 
     /// The name the benchmark and test logs print.
@@ -68,6 +74,7 @@ impl Variant {
             Variant::Rows => "rows",
             Variant::Runs => "runs",
             Variant::Gather => "gather",
+            Variant::Columns => "columns",
         }
     }
 
@@ -85,6 +92,8 @@ impl Variant {
     pub(crate) const fn max_steps(self, cpu: bool, element_bytes: u32, vector_bytes: u32) -> u32 {
         match (self, cpu) {
             (Variant::General, _) => 1,
+            // The whole axis, up to COLUMN_ROWS positions.
+            (Variant::Columns, _) => COLUMN_ROWS,
             (Variant::Gather, true) if element_bytes < 4 => 8,
             (Variant::Gather, _) => 4,
             // As many bytes per invocation on words as on 16-byte vectors.
@@ -99,6 +108,7 @@ impl Variant {
     pub(crate) const fn vector_sizes(self, element_bytes: u32) -> &'static [u32] {
         match self {
             Variant::General => &[0],
+            Variant::Columns => &[16],
             _ if element_bytes < 16 => &[16, 4],
             _ => &[16],
         }
@@ -115,7 +125,9 @@ impl Variant {
         let most = self
             .max_steps(true, element_bytes, vector_bytes)
             .max(self.max_steps(false, element_bytes, vector_bytes));
-        (0..=most.ilog2()).map(|p| 1 << p)
+        // `Columns` holds at least a block of 8 rows.
+        let least: u32 = if self == Variant::Columns { 8 } else { 1 };
+        (least.ilog2()..=most.ilog2()).map(|p| 1 << p)
     }
 }
 
@@ -126,6 +138,10 @@ impl Variant {
 /// what costs is the first, unprefetchable touch of each line at a mirrored row,
 /// not the cache a band lives in.
 const GATHER_BAND_VECS: u32 = 256;
+
+/// The most positions of the axis `Columns` takes: each invocation holds its
+/// column's whole axis, in 8, 16, 32 or 64 rows (its steps).
+pub(crate) const COLUMN_ROWS: u32 = 64;
 
 /// Invocations of `Runs` on a CPU adapter that interleave their vectors: lavapipe's
 /// SIMD width (8 lanes of 32 bits), whose lanes, run in step, then touch
@@ -145,8 +161,8 @@ pub(crate) struct Plan {
     pub(crate) vector_bytes: u32,
     /// Vectors in one row or run of the innermost dimension (vector variants).
     pub(crate) vecs: u32,
-    /// Invocations per row or run (`Rows`, `Runs`) or blocks of `steps` along the
-    /// axis (`Gather`).
+    /// Invocations per row or run (`Rows`, `Runs`), blocks of `steps` along the
+    /// axis (`Gather`) or columns (vectors) per run (`Columns`).
     pub(crate) segments: u32,
     /// Columns (vectors or words) per band, and bands per run (`Gather`).
     pub(crate) band: u32,
@@ -218,6 +234,14 @@ impl Plan {
         };
         let elements = layout.element_count();
         let n = layout.dims[layout.axis].size;
+        // `Gather` loads each element of a vector on its own, where `Columns` loads
+        // and stores each vector once, in row order.
+        let variant = if variant == Variant::Gather && cpu && vector.bytes == 16 && n <= COLUMN_ROWS
+        {
+            Variant::Columns
+        } else {
+            variant
+        };
         let runs = elements / u64::from(inner.size);
         let most = variant.max_steps(cpu, element_bytes, vector.bytes);
         // Steps past the end of a row, run or axis would idle: no more than it holds.
@@ -232,6 +256,18 @@ impl Plan {
                 let band = vector.vecs.div_ceil(bands);
                 let columns = runs / u64::from(n) * u64::from(bands * band);
                 (steps, blocks, band, bands, 1, columns * u64::from(blocks))
+            }
+            Variant::Columns => {
+                // One invocation per column: a vector of a run and the whole axis.
+                let steps = n.next_power_of_two().max(8);
+                (
+                    steps,
+                    vector.vecs,
+                    0,
+                    0,
+                    1,
+                    runs / u64::from(n) * u64::from(vector.vecs),
+                )
             }
             _ => {
                 let steps = most.min(vector.vecs.next_power_of_two());
@@ -320,7 +356,7 @@ mod tests {
     fn the_variant_depends_on_the_layout_and_the_steps_on_the_adapter() {
         for (sizes, axis, variant) in [
             (&[100, 64][..], 1, Variant::Rows),
-            (&[64, 100], 0, Variant::Gather),
+            (&[80, 100], 0, Variant::Gather),
             (&[100, 63], 1, Variant::Rows),
             (&[100, 3], 0, Variant::Gather),
             (&[100, 1], 1, Variant::General),
@@ -339,31 +375,61 @@ mod tests {
         let short = plan(DataType::Uint8, &[10, 48], 1, true);
         assert_eq!((short.steps, short.invocations), (4, 10));
         // Gather walks blocks of positions of each column: 25 vectors a run, one
-        // band of them, 64 positions in 16 blocks of 4.
-        let gather = plan(DataType::Float32, &[64, 100], 0, true);
+        // band of them, 80 positions in 20 blocks of 4.
+        let gather = plan(DataType::Float32, &[80, 100], 0, true);
         assert_eq!((gather.steps, gather.vecs, gather.band), (4, 25, 25));
-        assert_eq!((gather.segments, gather.invocations), (16, 16 * 25));
-        // 1-byte elements walk blocks of 8 on a CPU, 4 on a GPU.
-        let gather = plan(DataType::Uint8, &[64, 160], 0, true);
-        assert_eq!((gather.steps, gather.segments, gather.vecs), (8, 8, 10));
-        assert_eq!(gather.invocations, 8 * 10);
-        let gather = plan(DataType::Uint8, &[64, 160], 0, false);
-        assert_eq!((gather.steps, gather.segments), (4, 16));
+        assert_eq!((gather.segments, gather.invocations), (20, 20 * 25));
+        // 1-byte elements walk blocks of 8 on a CPU (along more positions than
+        // `Columns` holds), 4 on a GPU.
+        let gather = plan(DataType::Uint8, &[80, 160], 0, true);
+        assert_eq!((gather.steps, gather.segments, gather.vecs), (8, 10, 10));
+        assert_eq!(gather.invocations, 10 * 10);
+        let gather = plan(DataType::Uint8, &[80, 160], 0, false);
+        assert_eq!((gather.steps, gather.segments), (4, 20));
         // Only a CPU's gathers of 4-byte and wider elements on 16-byte vectors load
         // ahead; nothing else does.
-        assert!(plan(DataType::Float32, &[64, 100], 0, true).touch_ahead);
-        assert!(plan(DataType::Float64, &[64, 100], 0, true).touch_ahead);
-        assert!(!plan(DataType::Float32, &[64, 100], 0, false).touch_ahead);
-        assert!(!plan(DataType::Uint8, &[64, 160], 0, true).touch_ahead);
-        assert!(!plan(DataType::Float32, &[64, 101], 0, true).touch_ahead);
+        assert!(plan(DataType::Float32, &[80, 100], 0, true).touch_ahead);
+        assert!(plan(DataType::Float64, &[80, 100], 0, true).touch_ahead);
+        assert!(!plan(DataType::Float32, &[80, 100], 0, false).touch_ahead);
+        assert!(!plan(DataType::Uint8, &[80, 160], 0, true).touch_ahead);
+        assert!(!plan(DataType::Float32, &[80, 101], 0, true).touch_ahead);
         assert!(!plan(DataType::Float32, &[100, 64], 1, true).touch_ahead);
         // 515 vectors a run: three bands of 172, not two of 256 and a third of 3;
-        // the last band has one idle column. An axis of 5 takes blocks of 4.
-        let gather = plan(DataType::Float32, &[5, 515 * 4], 0, true);
-        assert_eq!((gather.steps, gather.segments, gather.band), (4, 2, 172));
-        assert_eq!(gather.invocations, 2 * 3 * 172);
-        let gather = plan(DataType::Float32, &[3, 5, 515 * 4], 1, true);
-        assert_eq!(gather.invocations, 3 * 2 * 3 * 172);
+        // the last band has one idle column. An axis of 67 takes 17 blocks of 4.
+        let gather = plan(DataType::Float32, &[67, 515 * 4], 0, true);
+        assert_eq!((gather.steps, gather.segments, gather.band), (4, 17, 172));
+        assert_eq!(gather.invocations, 17 * 3 * 172);
+        let gather = plan(DataType::Float32, &[3, 67, 515 * 4], 1, true);
+        assert_eq!(gather.invocations, 3 * 17 * 3 * 172);
+    }
+
+    #[test]
+    fn columns_hold_short_axes_on_a_cpu() {
+        // Vectors along at most 64 positions, on a CPU: the axis in 8, 16, 32 or 64
+        // rows.
+        for (n, steps) in [(2, 8), (8, 8), (9, 16), (17, 32), (33, 64), (64, 64)] {
+            for data_type in [DataType::Uint8, DataType::Float16, DataType::Complex128] {
+                let p = plan(data_type, &[n, 160], 0, true);
+                assert_eq!(
+                    (p.variant, p.steps, p.touch_ahead),
+                    (Variant::Columns, steps, false)
+                );
+            }
+        }
+        // An invocation per vector of a run; the runs are every other dimension.
+        let p = plan(DataType::Float16, &[3, 40, 80], 1, true);
+        assert_eq!((p.vecs, p.segments, p.invocations), (10, 10, 3 * 10));
+        let p = plan(DataType::Uint8, &[5, 16 * 70], 0, true);
+        assert_eq!((p.vecs, p.segments, p.invocations), (70, 70, 70));
+        // Not past 64 positions, on a GPU, or on words.
+        for (data_type, sizes, cpu) in [
+            (DataType::Uint8, [65, 160], true),
+            (DataType::Float32, [65, 100], true),
+            (DataType::Uint8, [64, 160], false),
+            (DataType::Uint8, [64, 20], true),
+        ] {
+            assert_eq!(plan(data_type, &sizes, 0, cpu).variant, Variant::Gather);
+        }
     }
 
     #[test]

@@ -37,6 +37,8 @@ pub enum Kernel {
     /// [`Variant::Gather`] on 32-bit words: runs that are whole words but not whole
     /// 16-byte vectors.
     GatherWords,
+    /// [`Variant::Columns`], on 16-byte vectors.
+    Columns,
 }
 
 macro_rules! vector_kernel {
@@ -52,7 +54,7 @@ macro_rules! vector_kernel {
 
 impl Kernel {
     /// Every kernel.
-    pub const ALL: [Kernel; 8] = [
+    pub const ALL: [Kernel; 9] = [
         Kernel::Words,
         Kernel::Subword,
         Kernel::Rows,
@@ -61,6 +63,7 @@ impl Kernel {
         Kernel::RunsWords,
         Kernel::Gather,
         Kernel::GatherWords,
+        Kernel::Columns,
     ];
 
     /// The complete WGSL source.
@@ -82,6 +85,7 @@ impl Kernel {
             Kernel::GatherWords => {
                 vector_kernel!("bind_word.wgsl", "reverse_gather_words.wgsl")
             }
+            Kernel::Columns => vector_kernel!("bind_vec4.wgsl", "reverse_columns.wgsl"),
         }
     }
 
@@ -96,6 +100,7 @@ impl Kernel {
             Kernel::RunsWords => "revseq::reverse_runs_words",
             Kernel::Gather => "revseq::reverse_gather",
             Kernel::GatherWords => "revseq::reverse_gather_words",
+            Kernel::Columns => "revseq::reverse_columns",
         }
     }
 
@@ -137,6 +142,7 @@ impl PipelineKey {
             Variant::Runs => Kernel::Runs,
             Variant::Gather if self.vector_bytes == 4 => Kernel::GatherWords,
             Variant::Gather => Kernel::Gather,
+            Variant::Columns => Kernel::Columns,
         }
     }
 
@@ -157,7 +163,8 @@ impl PipelineKey {
             | Kernel::Runs
             | Kernel::RunsWords
             | Kernel::Gather
-            | Kernel::GatherWords => constants.extend([
+            | Kernel::GatherWords
+            | Kernel::Columns => constants.extend([
                 ("ELEM_BYTES", f64::from(self.element_bytes)),
                 ("STEPS", f64::from(self.steps)),
             ]),
@@ -199,7 +206,7 @@ fn keys(
             .filter(move |&axis| match variant {
                 Variant::General => true,
                 Variant::Rows => axis == rank - 1,
-                Variant::Runs | Variant::Gather => axis < rank - 1,
+                Variant::Runs | Variant::Gather | Variant::Columns => axis < rank - 1,
             })
             .flat_map(move |axis| {
                 [(4, false), (4, true), (8, false), (8, true)].map(

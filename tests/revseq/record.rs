@@ -6,7 +6,7 @@ use revseq::{
 };
 use wgpu::util::DeviceExt;
 
-use crate::support::{gpu, Rng};
+use crate::support::{gpu, per_element, Rng};
 
 const CANARY: u8 = 0xC3;
 
@@ -152,7 +152,7 @@ fn fast_variants_at_offsets_leave_the_rest_of_the_buffer_alone() {
                     TensorDesc::new(data_type, &[5, n]),
                     0,
                 ),
-                Variant::Gather,
+                per_element(gpu(), 5, true),
             ),
         ];
         for (desc, variant) in cases {

@@ -4,7 +4,7 @@
 use std::io::Write;
 use std::sync::OnceLock;
 
-use revseq::{reference, DataType, Gpu, ReverseSubsequences};
+use revseq::{reference, DataType, Gpu, ReverseSubsequences, Tuning, Variant};
 
 /// The adapter every GPU test runs on. Without one the tests fail, saying how to
 /// get one; the adapter's name goes to stderr past the test harness's capture.
@@ -48,6 +48,18 @@ pub(crate) fn gpu_with_limits(lower: impl FnOnce(&mut wgpu::Limits)) -> Gpu {
     }))
     .expect("a device with lower limits than the adapter's");
     Gpu::from_wgpu(device, queue)
+}
+
+/// The variant `gpu` runs for a layout whose lengths change along its contiguous
+/// inner dimension, with `axis_size` positions, on 16-byte vectors (`vectors`) or on
+/// words: `Columns` under the CPU tuning on vectors along at most 64 positions, else
+/// `Gather`.
+pub(crate) fn per_element(gpu: &Gpu, axis_size: u32, vectors: bool) -> Variant {
+    if gpu.tuning() == Tuning::Cpu && vectors && axis_size <= 64 {
+        Variant::Columns
+    } else {
+        Variant::Gather
+    }
 }
 
 /// SplitMix64: small, seeded, good enough to fill tensors and pick shapes.

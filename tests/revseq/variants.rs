@@ -9,7 +9,7 @@ use revseq::{DataType, Gpu, ReverseSubsequences, TensorDesc, Tuning, Variant};
 
 use crate::support::{
     assert_matches_reference, assert_matches_reference_on, gpu, gpu_with_limits,
-    interesting_lengths, length_bytes, Rng, LENGTH_TYPES,
+    interesting_lengths, length_bytes, per_element, Rng, LENGTH_TYPES,
 };
 
 const WIDTHS: [DataType; 5] = [
@@ -137,17 +137,30 @@ fn each_layout_selects_its_variant() {
             desc(DataType::Uint8, &[3, 7, 6], 1, i64s, Some(&[1, 0, 0])),
             Variant::General,
         ),
-        // One length per element along the inner dimension: Gather.
+        // One length per element along the inner dimension: Columns on a CPU adapter
+        // along at most 64 positions, on vectors; Gather past them or on words.
         (
             desc(DataType::Float32, &[7, 4], 0, u32s, None),
-            Variant::Gather,
+            Variant::Columns,
         ),
         (
             desc(DataType::Uint8, &[2, 7, 16], 1, u32s, None),
+            Variant::Columns,
+        ),
+        (
+            desc(DataType::Float16, &[64, 8], 0, DataType::Int32, None),
+            Variant::Columns,
+        ),
+        (
+            desc(DataType::Float16, &[65, 8], 0, i64s, None),
             Variant::Gather,
         ),
         (
             desc(DataType::Float32, &[7, 5], 0, u32s, None),
+            Variant::Gather,
+        ),
+        (
+            desc(DataType::Float32, &[80, 4], 0, u32s, None),
             Variant::Gather,
         ),
         (
@@ -157,7 +170,7 @@ fn each_layout_selects_its_variant() {
         // ONNX [time, batch]: the batch is the inner dimension, one length each.
         (
             desc(DataType::Float32, &[7, 8], 0, i64s, Some(&[0, 1])),
-            Variant::Gather,
+            Variant::Columns,
         ),
         // A size-1 axis reverses nothing; the general kernel copies.
         (
@@ -233,9 +246,9 @@ fn every_variant_width_and_length_type_matches_the_reference() {
                 // One length per element: the axis outermost, and in the middle with
                 // an axis longer than the steps per invocation.
                 let d = desc(data_type, &[6, inner], 0, length_type, None);
-                check(&mut rng, &d, Variant::Gather);
-                let d = desc(data_type, &[2, 19, inner], 1, length_type, None);
-                check(&mut rng, &d, Variant::Gather);
+                check(&mut rng, &d, per_element(gpu(), 6, true));
+                let d = desc(data_type, &[2, 11, inner], 1, length_type, None);
+                check(&mut rng, &d, per_element(gpu(), 11, true));
                 cases += 4;
             }
             // Rows and runs of whole words, not whole vectors: the word kernels.
@@ -260,7 +273,7 @@ fn every_variant_width_and_length_type_matches_the_reference() {
                     let d = desc(data_type, &[6, inner], 0, length_type, None);
                     check(&mut rng, &d, Variant::Gather);
                     assert_eq!(gpu().compile(&d).unwrap().key().vector_bytes, 4);
-                    let d = desc(data_type, &[2, 19, inner], 1, length_type, None);
+                    let d = desc(data_type, &[2, 11, inner], 1, length_type, None);
                     check(&mut rng, &d, Variant::Gather);
                     word_cases += 8;
                 }
@@ -299,7 +312,7 @@ fn fast_paths_end_exactly_at_their_boundaries() {
                 ),
                 (
                     desc(data_type, &[5, n], 0, DataType::Int64, None),
-                    Variant::Gather,
+                    per_element(gpu(), 5, aligned),
                 ),
             ] {
                 check(&mut rng, &d, pick(fast));
@@ -307,6 +320,70 @@ fn fast_paths_end_exactly_at_their_boundaries() {
             }
         }
     }
+}
+
+#[test]
+fn columns_end_exactly_at_their_boundaries() {
+    // Columns holds up to 64 positions of the axis, in blocks of 8 rows, and groups
+    // of 8 invocations own 32 vectors of a run: axes just inside and past each
+    // boundary, runs just below, at and past a group's span (the last group's
+    // columns partly idle), the axis outermost and in the middle, every length from 0
+    // to past the axis beside the values only a correct clamp survives, both widths
+    // and every length type; then windowed, a piece per one or two outer positions.
+    let cpu = gpu().with_tuning(Tuning::Cpu);
+    let mut rng = Rng::new(30);
+    let check_all_lengths = |gpu: &Gpu, rng: &mut Rng, d: &ReverseSubsequences| {
+        let n = d.input.sizes()[d.axis as usize];
+        let variant = per_element(gpu, n, true);
+        assert_eq!(gpu.compile(d).unwrap().variant(), variant, "{d:?}");
+        let length_type = d.sequence_lengths.data_type();
+        let pool = interesting_lengths(length_type, n);
+        let slots = d.sequence_lengths.min_size_in_bytes() / u64::from(length_type.size_in_bytes());
+        let lengths: Vec<u8> = (0..slots)
+            .flat_map(|i| {
+                let value = if i % 3 == 0 {
+                    pool[rng.below(pool.len() as u64) as usize]
+                } else {
+                    i128::from(rng.below(u64::from(n) + 2))
+                };
+                length_bytes(length_type, value)
+            })
+            .collect();
+        let input = rng.bytes(d.input.min_size_in_bytes() as usize);
+        assert_matches_reference_on(gpu, d, &input, &lengths);
+        variant
+    };
+    let mut columns = 0;
+    for (w, data_type) in [DataType::Uint8, DataType::Float16].into_iter().enumerate() {
+        // One length type per width and placement, each of the four once: every
+        // specialisation costs a pipeline, and those of 64 rows take lavapipe
+        // seconds to build.
+        let outer_lengths = LENGTH_TYPES[2 * w];
+        let middle_lengths = LENGTH_TYPES[2 * w + 1];
+        for n in [2, 7, 8, 9, 33, 63, 64, 65] {
+            for vecs in [1, 31, 32, 33, 70] {
+                let inner = elements(data_type, 16 * vecs);
+                let outer = desc(data_type, &[n, inner], 0, outer_lengths, None);
+                let middle = desc(data_type, &[3, n, inner], 1, middle_lengths, None);
+                for d in [outer, middle] {
+                    columns +=
+                        usize::from(check_all_lengths(&cpu, &mut rng, &d) == Variant::Columns);
+                }
+            }
+        }
+        // Windows of one or two outer positions: each dispatch runs Columns on its
+        // own piece.
+        let inner = elements(data_type, 48);
+        for n in [40, 64] {
+            let d = desc(data_type, &[4, n, inner], 1, middle_lengths, None);
+            let windowed = cpu.with_max_binding(4096);
+            assert!(windowed.compile(&d).unwrap().dispatch_count() > 1);
+            columns += usize::from(check_all_lengths(&windowed, &mut rng, &d) == Variant::Columns);
+        }
+    }
+    // Every axis but 65, both placements, five run lengths, two widths; and the
+    // four windowed cases.
+    assert_eq!(columns, 7 * 2 * 5 * 2 + 4);
 }
 
 #[test]
@@ -367,8 +444,8 @@ fn fast_paths_on_gapped_broadcast_and_transposed_layouts() {
                 0,
             );
             check(&mut rng, &d, Variant::Runs);
-            // Gather: lengths broadcast along the outer dimension, varying inside;
-            // the output gapped between axis positions.
+            // Gather or Columns: lengths broadcast along the outer dimension, varying
+            // inside; the output gapped between axis positions.
             let sizes = [2, 5, n];
             let d = ReverseSubsequences::new(
                 TensorDesc::new(data_type, &sizes),
@@ -376,7 +453,7 @@ fn fast_paths_on_gapped_broadcast_and_transposed_layouts() {
                 TensorDesc::new(data_type, &sizes).with_strides(&[5 * (n + v), n + v, 1]),
                 1,
             );
-            check(&mut rng, &d, Variant::Gather);
+            check(&mut rng, &d, per_element(gpu(), 5, true));
         }
     }
 }
@@ -394,7 +471,12 @@ fn random_vector_friendly_layouts_match_the_reference() {
         let axis = rng.below(rank as u64) as usize;
         let mut sizes: Vec<u32> = (0..rank).map(|_| 1 + rng.below(4) as u32).collect();
         sizes[rank - 1] = v * (1 + rng.below(3) as u32);
-        sizes[axis] = 2 + rng.below(12) as u32;
+        // Now and then past the 64 positions Columns holds.
+        sizes[axis] = if rng.below(4) == 0 {
+            65 + rng.below(8) as u32
+        } else {
+            2 + rng.below(12) as u32
+        };
         // Strides laid out innermost first, each outer one padded by whole vectors
         // (or, now and then, by one element, which the fast paths must refuse).
         let mut layout = |broadcast: bool| {
@@ -477,8 +559,12 @@ fn every_variant_folds_dispatches_past_the_workgroup_limit() {
             Variant::Runs,
         ),
         (
-            desc(DataType::Uint8, &[9, 70000], 0, DataType::Uint32, None),
+            desc(DataType::Uint8, &[80, 70000], 0, DataType::Uint32, None),
             Variant::Gather,
+        ),
+        (
+            desc(DataType::Uint8, &[600, 9, 512], 1, DataType::Int32, None),
+            Variant::Columns,
         ),
     ];
     for (d, variant) in cases {
@@ -519,13 +605,25 @@ fn invocation_indices_past_2_16_divide_exactly() {
             ),
             Variant::Runs,
         ),
-        // 12 bands of 251 columns, 3 blocks of positions, 37 runs.
+        // 37 runs of 3,001 columns (Columns on a CPU); on a GPU, 12 bands of 251
+        // columns and 3 blocks of positions.
         (
             desc(
                 DataType::Float32,
                 &[37, 9, 4 * 3001],
                 1,
                 DataType::Uint32,
+                None,
+            ),
+            Variant::Gather,
+        ),
+        // 3 runs of 5 bands of 240 columns, 20 blocks of 4 positions: Gather on both.
+        (
+            desc(
+                DataType::Float32,
+                &[3, 80, 4 * 1200],
+                1,
+                DataType::Int64,
                 None,
             ),
             Variant::Gather,
@@ -542,7 +640,12 @@ fn invocation_indices_past_2_16_divide_exactly() {
                 u64::from(x) * u64::from(y) * 256 > 1 << 16,
                 "{variant:?}: {x} × {y} workgroups stay below 2^16 invocations"
             );
-            check_on(&tuned, &mut rng, d, *variant);
+            // Per-element lengths: Columns or Gather as the tuning and axis decide.
+            let variant = match variant {
+                Variant::Gather => per_element(&tuned, d.input.sizes()[d.axis as usize], true),
+                other => *other,
+            };
+            check_on(&tuned, &mut rng, d, variant);
         }
     }
 }
@@ -550,13 +653,14 @@ fn invocation_indices_past_2_16_divide_exactly() {
 #[test]
 fn wide_gather_sweeps_several_bands() {
     // Runs of 2 × 256 + 3 vectors: three bands of columns, the last with an idle
-    // invocation, and short axes (5 and 3 positions) in blocks of up to 4 or 8.
+    // invocation, along axes (67 and 66 positions, past what Columns holds) that end
+    // inside a block of 4.
     let mut rng = Rng::new(27);
     for data_type in [DataType::Float32, DataType::Uint64, DataType::Complex128] {
         let inner = elements(data_type, 16 * (2 * 256 + 3));
-        let d = desc(data_type, &[5, inner], 0, DataType::Uint32, None);
+        let d = desc(data_type, &[67, inner], 0, DataType::Uint32, None);
         check(&mut rng, &d, Variant::Gather);
-        let d = desc(data_type, &[2, 3, inner], 1, DataType::Int64, None);
+        let d = desc(data_type, &[2, 66, inner], 1, DataType::Int64, None);
         check(&mut rng, &d, Variant::Gather);
     }
 }

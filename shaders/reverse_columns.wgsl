@@ -1,0 +1,374 @@
+// The reversed axis outside a contiguous innermost dimension along which the length
+// changes from element to element, along at most 64 positions, on a CPU adapter
+// (`Columns`): each invocation holds a whole column of the axis (one vector of
+// each position) in registers and reverses the prefix of every element there, so
+// that it loads and stores each vector once, whole, as a copy does. `Gather`
+// instead loads each element of a vector on its own (16 loads a vector of 1-byte
+// elements), and a CPU adapter pays for every load with a loop over its SIMD lanes.
+//
+// The reversal of a prefix of length L of a column of STEPS rows is a shift: with
+// the column upside down (rev[u] = in[STEPS - 1 - u]), output row t < L is
+// rev[t + STEPS - L]. Stages shift each element's lane up by 1, 2, 4 .. 32 rows
+// where its shift has that bit, all lanes of a vector at once, through masks
+// (`lanes_of`); a last select keeps the rows at and past L. Garbage (rows past the
+// axis, or shifted in from past the last row) only reaches rows at or past L, which
+// that select drops. STEPS, the rows a column holds, is 8, 16, 32 or 64: the axis'
+// size rounded up.
+//
+// The order of memory accesses is what costs on lavapipe, not the selects. A SIMD
+// group walking its 64 rows alone took 4.5-5× a copy kernel's time with no network
+// at all: 128 bytes of each of 64 rows in flight, then the next group's 128 bytes
+// of the same rows. A workgroup barrier after every block of 8 rows keeps the
+// workgroup's 256 invocations in step instead (lavapipe runs its SIMD groups one
+// after another, up to each barrier), so that they load and store 4 KiB of a row
+// together, as `Gather`'s blocks do: the whole kernel then took 1.5-2.2× the copy
+// kernel (a probe, 1-byte `[64, 262144]` axis 0), against 7× for `Gather`. Four
+// vectors an invocation without barriers reached 2.7-2.9×, but held four columns
+// live: lavapipe took 18 s to build that pipeline (the barrier version: 2 s), past
+// the 6 s for which wgpu's GL backend waits on its context lock.
+//
+// Every row is written out: structs of named vectors, functions of constant shape,
+// no arrays. A private array that a loop indexes, even a loop the compiler unrolls,
+// lives in scratch memory on lavapipe, each access a loop over the lanes: the same
+// network written with arrays and loops took 6-10× a copy kernel.
+
+// Bits per lane of the masks: one lane per element of 1 or 2 bytes, one per word
+// for wider elements (whose words share their element's length).
+override LANE_BITS: u32 = min(ELEM_BYTES, 4u) * 8u;
+override LANE_MAX: u32 = 0xFFFFFFFFu >> (32u - LANE_BITS);
+// 1 in the lowest bit of every lane, and in the highest.
+override LANE_ONE: u32 = 0xFFFFFFFFu / LANE_MAX;
+override LANE_HIGH: u32 = LANE_ONE << (LANE_BITS - 1u);
+
+// Eight consecutive rows of one column.
+struct Rows8 {
+    r0: vec4<u32>,
+    r1: vec4<u32>,
+    r2: vec4<u32>,
+    r3: vec4<u32>,
+    r4: vec4<u32>,
+    r5: vec4<u32>,
+    r6: vec4<u32>,
+    r7: vec4<u32>,
+}
+
+// A column's 64 rows.
+struct Rows64 {
+    o0: Rows8,
+    o1: Rows8,
+    o2: Rows8,
+    o3: Rows8,
+    o4: Rows8,
+    o5: Rows8,
+    o6: Rows8,
+    o7: Rows8,
+}
+
+// Every bit of each lane of `bits` whose lowest bit is set.
+fn lanes_of(bits: vec4<u32>) -> vec4<u32> {
+    return (bits & vec4(LANE_ONE)) * LANE_MAX;
+}
+
+// `b` in the bits `m` sets, else `a`.
+fn sel(a: vec4<u32>, b: vec4<u32>, m: vec4<u32>) -> vec4<u32> {
+    return (a & ~m) | (b & m);
+}
+
+// Lanes whose length is at least `count`, from lengths `high` with their lanes'
+// highest bits set (no borrow then crosses a lane: lengths and counts are at most
+// 64).
+fn at_least(high: vec4<u32>, count: u32) -> vec4<u32> {
+    return lanes_of((high - vec4(LANE_ONE * count)) >> vec4(LANE_BITS - 1u));
+}
+
+// The lengths of a vector's elements, one per lane.
+fn lane_lengths(l: Lengths) -> vec4<u32> {
+    switch ELEM_BYTES {
+        case 1u: {
+            // Lengths are at most 64: the products do not overlap.
+            let bytes = vec4(1u, 1u << 8u, 1u << 16u, 1u << 24u);
+            return vec4(dot(l.a, bytes), dot(l.b, bytes), dot(l.c, bytes), dot(l.d, bytes));
+        }
+        case 2u: {
+            return vec4(l.a.xz | (l.a.yw << vec2(16u)), l.b.xz | (l.b.yw << vec2(16u)));
+        }
+        case 4u: {
+            return l.a;
+        }
+        case 8u: {
+            return l.a.xxyy;
+        }
+        default: {
+            return l.a.xxxx;
+        }
+    }
+}
+
+fn flip(a: Rows8) -> Rows8 {
+    return Rows8(a.r7, a.r6, a.r5, a.r4, a.r3, a.r2, a.r1, a.r0);
+}
+
+// Rows 0..7 of `a` moved up by 1, 2 or 4 rows where `m` is set, the rows below
+// `a` from `b`.
+fn up1(a: Rows8, b: Rows8, m: vec4<u32>) -> Rows8 {
+    return Rows8(sel(a.r0, a.r1, m), sel(a.r1, a.r2, m), sel(a.r2, a.r3, m), sel(a.r3, a.r4, m),
+        sel(a.r4, a.r5, m), sel(a.r5, a.r6, m), sel(a.r6, a.r7, m), sel(a.r7, b.r0, m));
+}
+
+fn up2(a: Rows8, b: Rows8, m: vec4<u32>) -> Rows8 {
+    return Rows8(sel(a.r0, a.r2, m), sel(a.r1, a.r3, m), sel(a.r2, a.r4, m), sel(a.r3, a.r5, m),
+        sel(a.r4, a.r6, m), sel(a.r5, a.r7, m), sel(a.r6, b.r0, m), sel(a.r7, b.r1, m));
+}
+
+fn up4(a: Rows8, b: Rows8, m: vec4<u32>) -> Rows8 {
+    return Rows8(sel(a.r0, a.r4, m), sel(a.r1, a.r5, m), sel(a.r2, a.r6, m), sel(a.r3, a.r7, m),
+        sel(a.r4, b.r0, m), sel(a.r5, b.r1, m), sel(a.r6, b.r2, m), sel(a.r7, b.r3, m));
+}
+
+// `up1`, `up2` or `up4` as `d` is 1, 2 or 4 (a constant at every call, which the
+// compiler folds).
+fn up(a: Rows8, b: Rows8, m: vec4<u32>, d: u32) -> Rows8 {
+    switch d {
+        case 1u: {
+            return up1(a, b, m);
+        }
+        case 2u: {
+            return up2(a, b, m);
+        }
+        default: {
+            return up4(a, b, m);
+        }
+    }
+}
+
+// The first STEPS rows of `y` moved up by `d` rows (1, 2 or 4) where `m` is set.
+fn up_blocks(y: Rows64, m: vec4<u32>, d: u32) -> Rows64 {
+    var z = y;
+    z.o0 = up(y.o0, y.o1, m, d);
+    if (STEPS > 8u) {
+        z.o1 = up(y.o1, y.o2, m, d);
+    }
+    if (STEPS > 16u) {
+        z.o2 = up(y.o2, y.o3, m, d);
+        z.o3 = up(y.o3, y.o4, m, d);
+    }
+    if (STEPS > 32u) {
+        z.o4 = up(y.o4, y.o5, m, d);
+        z.o5 = up(y.o5, y.o6, m, d);
+        z.o6 = up(y.o6, y.o7, m, d);
+        z.o7 = up(y.o7, y.o7, m, d);
+    }
+    return z;
+}
+
+// `b` where `m` is set, else `a`, row by row.
+fn pick(a: Rows8, b: Rows8, m: vec4<u32>) -> Rows8 {
+    return Rows8(sel(a.r0, b.r0, m), sel(a.r1, b.r1, m), sel(a.r2, b.r2, m), sel(a.r3, b.r3, m),
+        sel(a.r4, b.r4, m), sel(a.r5, b.r5, m), sel(a.r6, b.r6, m), sel(a.r7, b.r7, m));
+}
+
+// Block `k` of `y` (a constant at every call, which the compiler folds).
+fn block(y: Rows64, k: u32) -> Rows8 {
+    switch k {
+        case 1u: {
+            return y.o1;
+        }
+        case 2u: {
+            return y.o2;
+        }
+        case 3u: {
+            return y.o3;
+        }
+        case 4u: {
+            return y.o4;
+        }
+        case 5u: {
+            return y.o5;
+        }
+        case 6u: {
+            return y.o6;
+        }
+        case 7u: {
+            return y.o7;
+        }
+        default: {
+            return y.o0;
+        }
+    }
+}
+
+// The first STEPS rows of `y` moved up by `d` blocks of 8 rows (1, 2 or 4) where
+// `m` is set; blocks with none below them within STEPS stay.
+fn pick_blocks(y: Rows64, m: vec4<u32>, d: u32) -> Rows64 {
+    let blocks = STEPS / 8u;
+    var z = y;
+    if (d < blocks) {
+        z.o0 = pick(y.o0, block(y, d), m);
+    }
+    if (1u + d < blocks) {
+        z.o1 = pick(y.o1, block(y, 1u + d), m);
+    }
+    if (2u + d < blocks) {
+        z.o2 = pick(y.o2, block(y, 2u + d), m);
+    }
+    if (3u + d < blocks) {
+        z.o3 = pick(y.o3, block(y, 3u + d), m);
+    }
+    if (4u + d < blocks) {
+        z.o4 = pick(y.o4, block(y, 4u + d), m);
+    }
+    if (5u + d < blocks) {
+        z.o5 = pick(y.o5, block(y, 5u + d), m);
+    }
+    if (6u + d < blocks) {
+        z.o6 = pick(y.o6, block(y, 6u + d), m);
+    }
+    return z;
+}
+
+// Rows `first`..`first + 7` of the output: those of `y` where the row is below the
+// lane's length, of `a` (the input) elsewhere.
+fn keep_tail(a: Rows8, y: Rows8, first: u32, high: vec4<u32>) -> Rows8 {
+    return Rows8(sel(a.r0, y.r0, at_least(high, first + 1u)), sel(a.r1, y.r1, at_least(high, first + 2u)),
+        sel(a.r2, y.r2, at_least(high, first + 3u)), sel(a.r3, y.r3, at_least(high, first + 4u)),
+        sel(a.r4, y.r4, at_least(high, first + 5u)), sel(a.r5, y.r5, at_least(high, first + 6u)),
+        sel(a.r6, y.r6, at_least(high, first + 7u)), sel(a.r7, y.r7, at_least(high, first + 8u)));
+}
+
+// Column `a` with the first `lens` rows of each lane reversed (lengths at most
+// STEPS). Rows from STEPS on are neither read nor written.
+fn reverse_prefixes(a: Rows64, lens: vec4<u32>) -> Rows64 {
+    // The column upside down: row u of `y` is row STEPS - 1 - u of `a`.
+    var y: Rows64;
+    switch STEPS {
+        case 8u: {
+            y.o0 = flip(a.o0);
+        }
+        case 16u: {
+            y = Rows64(flip(a.o1), flip(a.o0), y.o2, y.o3, y.o4, y.o5, y.o6, y.o7);
+        }
+        case 32u: {
+            y = Rows64(flip(a.o3), flip(a.o2), flip(a.o1), flip(a.o0), y.o4, y.o5, y.o6, y.o7);
+        }
+        default: {
+            y = Rows64(flip(a.o7), flip(a.o6), flip(a.o5), flip(a.o4), flip(a.o3), flip(a.o2), flip(a.o1), flip(a.o0));
+        }
+    }
+    let shift = vec4(LANE_ONE * STEPS) - lens;
+    // Shifts by 1, 2 and 4 rows: within each block of 8, the last rows from the next.
+    y = up_blocks(y, lanes_of(shift), 1u);
+    y = up_blocks(y, lanes_of(shift >> vec4(1u)), 2u);
+    y = up_blocks(y, lanes_of(shift >> vec4(2u)), 4u);
+    // Shifts by 8, 16 and 32 rows: whole blocks.
+    y = pick_blocks(y, lanes_of(shift >> vec4(3u)), 1u);
+    y = pick_blocks(y, lanes_of(shift >> vec4(4u)), 2u);
+    y = pick_blocks(y, lanes_of(shift >> vec4(5u)), 4u);
+    let high = lens | vec4(LANE_HIGH);
+    return Rows64(keep_tail(a.o0, y.o0, 0u, high), keep_tail(a.o1, y.o1, 8u, high),
+        keep_tail(a.o2, y.o2, 16u, high), keep_tail(a.o3, y.o3, 24u, high),
+        keep_tail(a.o4, y.o4, 32u, high), keep_tail(a.o5, y.o5, 40u, high),
+        keep_tail(a.o6, y.o6, 48u, high), keep_tail(a.o7, y.o7, 56u, high));
+}
+
+// The input vector at row `t` of the column whose row 0 is input element `base`;
+// rows past the axis (`last` is its last row) load the last row, whose copies the
+// network never moves into a row it keeps.
+fn row(base: u32, t: u32, last: u32, in_axis: u32) -> vec4<u32> {
+    return src[vec_index(base + min(t, last) * in_axis)];
+}
+
+fn load8(base: u32, first: u32, last: u32, in_axis: u32) -> Rows8 {
+    return Rows8(row(base, first, last, in_axis), row(base, first + 1u, last, in_axis),
+        row(base, first + 2u, last, in_axis), row(base, first + 3u, last, in_axis),
+        row(base, first + 4u, last, in_axis), row(base, first + 5u, last, in_axis),
+        row(base, first + 6u, last, in_axis), row(base, first + 7u, last, in_axis));
+}
+
+// Stores `v` at row `t` of the column whose row 0 is output element `base`, if the
+// invocation has a column (`valid`) and the row is one of the axis' (below `n`).
+fn put(base: u32, t: u32, n: u32, valid: bool, out_axis: u32, v: vec4<u32>) {
+    if (valid && t < n) {
+        dst[vec_index(base + t * out_axis)] = v;
+    }
+}
+
+fn store8(base: u32, first: u32, n: u32, valid: bool, out_axis: u32, a: Rows8) {
+    put(base, first, n, valid, out_axis, a.r0);
+    put(base, first + 1u, n, valid, out_axis, a.r1);
+    put(base, first + 2u, n, valid, out_axis, a.r2);
+    put(base, first + 3u, n, valid, out_axis, a.r3);
+    put(base, first + 4u, n, valid, out_axis, a.r4);
+    put(base, first + 5u, n, valid, out_axis, a.r5);
+    put(base, first + 6u, n, valid, out_axis, a.r6);
+    put(base, first + 7u, n, valid, out_axis, a.r7);
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn main(
+    @builtin(workgroup_id) group: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+    @builtin(local_invocation_index) local: u32,
+) {
+    // No early return: every invocation reaches the barriers. Those past the last
+    // column load column 0 and store nothing.
+    let id = invocation_index(group, groups, local);
+    let has_column = id < params.count;
+    let work = select(0u, id, has_column);
+    // `params.segments` columns a run, one an invocation.
+    let run = divide(work, params.segments);
+    let column = (work - run * params.segments.value) * ELEMS_PER_VEC;
+    let o = outer(run, false);
+    let n = size_at(AXIS);
+    let last = n - 1u;
+    let in_axis = in_stride_at(AXIS);
+    let out_axis = out_stride_at(AXIS);
+    let input = o.in_offset + column;
+    // Blocks of 8 rows, the workgroup's invocations in step from one to the next
+    // (blocks from STEPS on stay zero and unused).
+    var c: Rows64;
+    c.o0 = load8(input, 0u, last, in_axis);
+    if (STEPS > 8u) {
+        workgroupBarrier();
+        c.o1 = load8(input, 8u, last, in_axis);
+    }
+    if (STEPS > 16u) {
+        workgroupBarrier();
+        c.o2 = load8(input, 16u, last, in_axis);
+        workgroupBarrier();
+        c.o3 = load8(input, 24u, last, in_axis);
+    }
+    if (STEPS > 32u) {
+        workgroupBarrier();
+        c.o4 = load8(input, 32u, last, in_axis);
+        workgroupBarrier();
+        c.o5 = load8(input, 40u, last, in_axis);
+        workgroupBarrier();
+        c.o6 = load8(input, 48u, last, in_axis);
+        workgroupBarrier();
+        c.o7 = load8(input, 56u, last, in_axis);
+    }
+    c = reverse_prefixes(c, lane_lengths(vector_lengths(o.len_offset, column, len_stride_at(RANK - 1u), n)));
+    let output = o.out_offset + column;
+    workgroupBarrier();
+    store8(output, 0u, n, has_column, out_axis, c.o0);
+    if (STEPS > 8u) {
+        workgroupBarrier();
+        store8(output, 8u, n, has_column, out_axis, c.o1);
+    }
+    if (STEPS > 16u) {
+        workgroupBarrier();
+        store8(output, 16u, n, has_column, out_axis, c.o2);
+        workgroupBarrier();
+        store8(output, 24u, n, has_column, out_axis, c.o3);
+    }
+    if (STEPS > 32u) {
+        workgroupBarrier();
+        store8(output, 32u, n, has_column, out_axis, c.o4);
+        workgroupBarrier();
+        store8(output, 40u, n, has_column, out_axis, c.o5);
+        workgroupBarrier();
+        store8(output, 48u, n, has_column, out_axis, c.o6);
+        workgroupBarrier();
+        store8(output, 56u, n, has_column, out_axis, c.o7);
+    }
+}
