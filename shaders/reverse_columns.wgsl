@@ -1,10 +1,11 @@
 // The reversed axis outside a contiguous innermost dimension along which the length
-// changes from element to element, along at most 64 positions, on a CPU adapter
-// (`Columns`): each invocation holds a whole column of the axis (one vector of
-// each position) in registers and reverses the prefix of every element there, so
-// that it loads and stores each vector once, whole, as a copy does. `Gather`
-// instead loads each element of a vector on its own (16 loads a vector of 1-byte
-// elements), and a CPU adapter pays for every load with a loop over its SIMD lanes.
+// changes from element to element, along at most 64 positions, for elements narrower
+// than a vector, on a CPU adapter (`Columns`): each invocation holds a whole column
+// of the axis (one vector of each position) in registers and reverses the prefix of
+// every element there, so that it loads and stores each vector once, whole, as a
+// copy does. `Gather` instead loads each element of a vector on its own (16 loads a
+// vector of 1-byte elements), and a CPU adapter pays for every load with a loop
+// over its SIMD lanes.
 //
 // The reversal of a prefix of length L of a column of STEPS rows is a shift: with
 // the column upside down (rev[u] = in[STEPS - 1 - u]), output row t < L is
@@ -95,11 +96,9 @@ fn lane_lengths(l: Lengths) -> vec4<u32> {
         case 4u: {
             return l.a;
         }
-        case 8u: {
-            return l.a.xxyy;
-        }
+        // 8 bytes; 16-byte elements run `Gather`.
         default: {
-            return l.a.xxxx;
+            return l.a.xxyy;
         }
     }
 }

@@ -52,10 +52,17 @@ pub(crate) fn gpu_with_limits(lower: impl FnOnce(&mut wgpu::Limits)) -> Gpu {
 
 /// The variant `gpu` runs for a layout whose lengths change along its contiguous
 /// inner dimension, with `axis_size` positions, on 16-byte vectors (`vectors`) or on
-/// words: `Columns` under the CPU tuning on vectors along at most 64 positions, else
-/// `Gather`.
-pub(crate) fn per_element(gpu: &Gpu, axis_size: u32, vectors: bool) -> Variant {
-    if gpu.tuning() == Tuning::Cpu && vectors && axis_size <= 64 {
+/// words: `Columns` under the CPU tuning on vectors of elements narrower than 16
+/// bytes along at most 64 positions, else `Gather`.
+pub(crate) fn per_element(
+    gpu: &Gpu,
+    data_type: DataType,
+    axis_size: u32,
+    vectors: bool,
+) -> Variant {
+    let columns =
+        gpu.tuning() == Tuning::Cpu && vectors && data_type.size_in_bytes() < 16 && axis_size <= 64;
+    if columns {
         Variant::Columns
     } else {
         Variant::Gather

@@ -246,9 +246,9 @@ fn every_variant_width_and_length_type_matches_the_reference() {
                 // One length per element: the axis outermost, and in the middle with
                 // an axis longer than the steps per invocation.
                 let d = desc(data_type, &[6, inner], 0, length_type, None);
-                check(&mut rng, &d, per_element(gpu(), 6, true));
+                check(&mut rng, &d, per_element(gpu(), data_type, 6, true));
                 let d = desc(data_type, &[2, 11, inner], 1, length_type, None);
-                check(&mut rng, &d, per_element(gpu(), 11, true));
+                check(&mut rng, &d, per_element(gpu(), data_type, 11, true));
                 cases += 4;
             }
             // Rows and runs of whole words, not whole vectors: the word kernels.
@@ -312,7 +312,7 @@ fn fast_paths_end_exactly_at_their_boundaries() {
                 ),
                 (
                     desc(data_type, &[5, n], 0, DataType::Int64, None),
-                    per_element(gpu(), 5, aligned),
+                    per_element(gpu(), data_type, 5, aligned),
                 ),
             ] {
                 check(&mut rng, &d, pick(fast));
@@ -334,7 +334,7 @@ fn columns_end_exactly_at_their_boundaries() {
     let mut rng = Rng::new(30);
     let check_all_lengths = |gpu: &Gpu, rng: &mut Rng, d: &ReverseSubsequences| {
         let n = d.input.sizes()[d.axis as usize];
-        let variant = per_element(gpu, n, true);
+        let variant = per_element(gpu, d.input.data_type(), n, true);
         assert_eq!(gpu.compile(d).unwrap().variant(), variant, "{d:?}");
         let length_type = d.sequence_lengths.data_type();
         let pool = interesting_lengths(length_type, n);
@@ -453,7 +453,7 @@ fn fast_paths_on_gapped_broadcast_and_transposed_layouts() {
                 TensorDesc::new(data_type, &sizes).with_strides(&[5 * (n + v), n + v, 1]),
                 1,
             );
-            check(&mut rng, &d, per_element(gpu(), 5, true));
+            check(&mut rng, &d, per_element(gpu(), data_type, 5, true));
         }
     }
 }
@@ -642,7 +642,12 @@ fn invocation_indices_past_2_16_divide_exactly() {
             );
             // Per-element lengths: Columns or Gather as the tuning and axis decide.
             let variant = match variant {
-                Variant::Gather => per_element(&tuned, d.input.sizes()[d.axis as usize], true),
+                Variant::Gather => per_element(
+                    &tuned,
+                    d.input.data_type(),
+                    d.input.sizes()[d.axis as usize],
+                    true,
+                ),
                 other => *other,
             };
             check_on(&tuned, &mut rng, d, variant);
