@@ -324,12 +324,13 @@ fn fast_paths_end_exactly_at_their_boundaries() {
 
 #[test]
 fn columns_end_exactly_at_their_boundaries() {
-    // Columns holds up to 64 positions of the axis, in blocks of 8 rows, and groups
-    // of 8 invocations own 32 vectors of a run: axes just inside and past each
-    // boundary, runs just below, at and past a group's span (the last group's
-    // columns partly idle), the axis outermost and in the middle, every length from 0
-    // to past the axis beside the values only a correct clamp survives, both widths
-    // and every length type; then windowed, a piece per one or two outer positions.
+    // Columns holds up to 64 positions of the axis in blocks of 8 rows, one column of
+    // a run per invocation: axes just inside and past each block and past 64; runs of
+    // 1 to 70 vectors, so that a workgroup spans several runs and its last
+    // invocations, past the columns, only reach the barriers; the axis outermost and
+    // in the middle; every length from 0 to past the axis beside the values only a
+    // correct clamp survives; both narrow widths, each length type once; then
+    // windowed, a piece per one or two outer positions.
     let cpu = gpu().with_tuning(Tuning::Cpu);
     let mut rng = Rng::new(30);
     let check_all_lengths = |gpu: &Gpu, rng: &mut Rng, d: &ReverseSubsequences| {
