@@ -86,9 +86,13 @@ impl Variant {
     /// one vector there. `Gather` loads a column's lengths once for all its
     /// positions, and its neighbours stay on neighbouring columns, so it walks a few
     /// positions everywhere; more on a CPU for 1- and 2-byte elements, whose
-    /// vectors hold 16 or 8 lengths. On lavapipe, 16 vectors for `Rows` and
-    /// `Runs`, and 8 positions, 16 or the whole axis for a wide `Gather`, measured
-    /// slower, not faster.
+    /// vectors hold 16 or 8 lengths. On lavapipe, 4 or 16 vectors for `Rows`, and 8
+    /// positions, 16 or the whole axis for a wide `Gather`, measured slower, not
+    /// faster. `Runs` interleaved over RUN_LANES invocations took 4% less time
+    /// with 16 vectors each than with 8 (the ONNX layouts, 11 alternating rounds
+    /// of ten rows: faster in 67 of 110, median 1.27× → 1.21× the copy kernel),
+    /// paying each invocation's length load over twice the vectors; 32 measured
+    /// the same as 16.
     pub(crate) const fn max_steps(self, cpu: bool, element_bytes: u32, vector_bytes: u32) -> u32 {
         match (self, cpu) {
             (Variant::General, _) => 1,
@@ -96,7 +100,9 @@ impl Variant {
             (Variant::Columns, _) => COLUMN_ROWS,
             (Variant::Gather, true) if element_bytes < 4 => 8,
             (Variant::Gather, _) => 4,
-            // As many bytes per invocation on words as on 16-byte vectors.
+            // As many bytes per invocation on words as on 16-byte vectors. `Runs`
+            // takes twice as many where a run fills RUN_LANES invocations of them.
+            (Variant::Runs, true) => 2 * 8 * 16 / vector_bytes,
             (_, true) => 8 * 16 / vector_bytes,
             (_, false) => 1,
         }
@@ -148,8 +154,8 @@ pub(crate) const COLUMN_ROWS: u32 = 64;
 /// SIMD width (8 lanes of 32 bits), whose lanes, run in step, then touch
 /// consecutive vectors, one sequential stream rather than one per lane, as the
 /// benchmark's fastest copy kernel does. On lavapipe the ONNX layouts went from
-/// 1.33× to 1.30× the copy kernel's time (medians over three runs of six rows).
-/// `Rows` keeps each invocation's vectors consecutive: each step reuses the
+/// 1.33× to 1.30× the copy kernel's time (medians over three runs of six rows, at
+/// 8 vectors an invocation). `Rows` keeps each invocation's vectors consecutive: each step reuses the
 /// vector the previous one loaded.
 pub(crate) const RUN_LANES: u32 = 8;
 
@@ -277,15 +283,24 @@ impl Plan {
                     runs / u64::from(n) * u64::from(vector.vecs),
                 )
             }
-            _ => {
-                let steps = most.min(vector.vecs.next_power_of_two());
-                let lanes = if variant == Variant::Runs && cpu && vector.vecs >= RUN_LANES * steps {
-                    RUN_LANES
-                } else {
-                    1
-                };
+            Variant::Runs if cpu => {
+                // RUN_LANES invocations interleave the most steps where a run fills
+                // them, else half as many; a run too short for that takes
+                // consecutive vectors, as `Rows` does.
+                let (steps, lanes) = [most, most / 2]
+                    .into_iter()
+                    .find(|&steps| vector.vecs >= RUN_LANES * steps)
+                    .map_or(
+                        ((most / 2).min(vector.vecs.next_power_of_two()), 1),
+                        |steps| (steps, RUN_LANES),
+                    );
                 let segments = vector.vecs.div_ceil(steps * lanes) * lanes;
                 (steps, segments, 0, 0, lanes, runs * u64::from(segments))
+            }
+            _ => {
+                let steps = most.min(vector.vecs.next_power_of_two());
+                let segments = vector.vecs.div_ceil(steps);
+                (steps, segments, 0, 0, 1, runs * u64::from(segments))
             }
         };
         Plan {
@@ -461,15 +476,21 @@ mod tests {
                 tuning,
             )
         };
-        // 100 vectors a run: groups of 8 invocations, 8 vectors each, cover 64; two
-        // groups a run, the second partly idle.
-        let cpu = runs(100, true);
+        // 300 vectors a run: groups of 8 invocations, 16 vectors each, cover 128;
+        // three groups a run, the last partly idle.
+        let cpu = runs(300, true);
         assert_eq!(cpu.variant, Variant::Runs);
-        assert_eq!((cpu.steps, cpu.lanes, cpu.segments), (8, RUN_LANES, 16));
-        assert_eq!(cpu.invocations, 15 * 16);
+        assert_eq!((cpu.steps, cpu.lanes, cpu.segments), (16, RUN_LANES, 24));
+        assert_eq!(cpu.invocations, 15 * 24);
+        // 100 vectors: a group of 16 each would idle; 8 each cover 64.
+        let mid = runs(100, true);
+        assert_eq!((mid.steps, mid.lanes, mid.segments), (8, RUN_LANES, 16));
+        assert_eq!(mid.invocations, 15 * 16);
         // A run shorter than a group's 64 vectors keeps each invocation's consecutive.
         let short = runs(40, true);
         assert_eq!((short.steps, short.lanes, short.segments), (8, 1, 5));
+        let tiny = runs(3, true);
+        assert_eq!((tiny.steps, tiny.lanes, tiny.segments), (4, 1, 1));
         // A GPU takes one vector per invocation, neighbours on neighbours.
         let gpu = runs(100, false);
         assert_eq!((gpu.steps, gpu.lanes, gpu.segments), (1, 1, 100));

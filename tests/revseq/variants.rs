@@ -390,20 +390,36 @@ fn columns_end_exactly_at_their_boundaries() {
 #[test]
 fn interleaved_runs_end_exactly_at_their_boundaries() {
     // On a CPU adapter, runs of at least 8 × 8 vectors (8 × 32 words) go to groups of
-    // 8 invocations that interleave their vectors: runs just below, at and past a
-    // group's span, and past two, on vectors and on words; whole and windowed.
+    // 8 invocations that interleave their vectors, and from 8 × 16 vectors (8 × 64
+    // words) on, groups of twice the span: runs just below, at and past each span,
+    // and past two long ones, on vectors and on words; whole and windowed.
     let cpu = gpu().with_tuning(Tuning::Cpu);
-    let windowed = cpu.with_max_binding(4096);
+    // Windows hold whole runs, the longest here 4,112 bytes.
+    let windowed = cpu.with_max_binding(8192);
     let mut rng = Rng::new(29);
     for data_type in WIDTHS {
         let w = data_type.size_in_bytes();
-        let mut runs = vec![16 * 63, 16 * 64, 16 * 65, 16 * 129];
+        let mut runs: Vec<u32> = [63, 64, 65, 127, 128, 129, 257]
+            .map(|vecs| 16 * vecs)
+            .to_vec();
         if w < 16 {
-            // Words but not whole vectors: 32 words per invocation, so 256 a group.
-            let words = if w == 8 { [254, 258] } else { [255, 257] };
+            // Words but not whole vectors: 32 or 64 words per invocation, so 256 or
+            // 512 a group.
+            let words = if w == 8 {
+                [254, 258, 510, 514]
+            } else {
+                [255, 257, 511, 513]
+            };
             runs.extend(words.map(|words| 4 * words));
         }
         for bytes in runs {
+            // Steps an invocation: the most where a run fills a group of them.
+            let (vector, most) = if bytes % 16 == 0 { (16, 16) } else { (4, 64) };
+            let steps = if bytes / vector >= 8 * most {
+                most
+            } else {
+                most / 2
+            };
             for length_type in [DataType::Int32, DataType::Uint64] {
                 let d = desc(
                     data_type,
@@ -412,7 +428,8 @@ fn interleaved_runs_end_exactly_at_their_boundaries() {
                     length_type,
                     Some(&[1, 0, 0]),
                 );
-                check_on(&cpu, &mut rng, &d, Variant::Runs);
+                let key = check_on(&cpu, &mut rng, &d, Variant::Runs);
+                assert_eq!((key.vector_bytes, key.steps), (vector, steps), "{d:?}");
                 check_on(&windowed, &mut rng, &d, Variant::Runs);
             }
         }
