@@ -155,8 +155,11 @@ pub(crate) const COLUMN_ROWS: u32 = 64;
 /// consecutive vectors, one sequential stream rather than one per lane, as the
 /// benchmark's fastest copy kernel does. On lavapipe the ONNX layouts went from
 /// 1.33× to 1.30× the copy kernel's time (medians over three runs of six rows, at
-/// 8 vectors an invocation). `Rows` keeps each invocation's vectors consecutive: each step reuses the
-/// vector the previous one loaded.
+/// 8 vectors an invocation). `Rows` keeps each invocation's vectors consecutive:
+/// each step reuses the vector the previous one loaded. Rows of 16-byte elements
+/// reuse nothing (an element is a vector), yet interleaved they measured slower on
+/// lavapipe: 1.39× → 1.50× the copy kernel's time for `innermost`, 1.63× → 1.84×
+/// for `strided` (medians of six alternating rounds).
 pub(crate) const RUN_LANES: u32 = 8;
 
 /// A variant and the counts its kernel needs.
