@@ -54,10 +54,9 @@ fn every_specialisation_parses_validates_and_translates() {
     // ranks with the axis innermost × 4 step counts (1, 2, 4, 8), and on words 4
     // widths × 8 × 6 step counts (to 32); Runs: 5 widths × the 28 pairs with the
     // axis outside × 5 step counts (to 16), and on words 4 widths × 28 × 7 (to 64);
-    // Gather: the same
-    // 28 pairs, 1- and 2-byte widths × 4 step counts (to 8) and wider ones × 3 (to
-    // 4), on 16-byte vectors (5 widths) and on words (4 widths); Columns: the 28
-    // pairs, 4 widths (below 16 bytes) × 4 row counts (8 to 64)).
+    // Gather: the same 28 pairs, 1- and 2-byte widths × 4 step counts (to 8) and
+    // wider ones × 3 (to 4), on 16-byte vectors (5 widths) and on words (4 widths);
+    // Columns: the 28 pairs, 4 widths (below 16 bytes) × 4 row counts (8 to 64)).
     assert_eq!(
         checked,
         4 * (5 * 36
