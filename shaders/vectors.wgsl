@@ -1,11 +1,12 @@
-// Shared by the vector kernels (`Rows`, `Runs`, `Gather`, `Columns`), which move vectors of
-// VEC_BYTES: 16 (`vec4<u32>`), or 4 (`u32`) for `Rows` and `Runs` whose rows or runs
-// are whole words but not whole 16-byte vectors. One of `bind_vec4.wgsl` and `bind_word.wgsl` comes
-// first, declaring VEC_BYTES and the input and output bindings. The plan picks a
-// vector kernel only when the innermost dimension of the canonical layout is
-// contiguous in input and output, a row or run of it is a whole number of vectors
-// and every other stride keeps rows and runs aligned to VEC_BYTES, so that every
-// vector a kernel stores lies inside the output tensor.
+// Shared by the vector kernels (`Rows`, `Runs`, `Gather`, `Columns`), which move
+// vectors of VEC_BYTES: 16 (`vec4<u32>`), or 4 (`u32`) for `Rows`, `Runs` and
+// `Gather` whose rows or runs are whole words but not whole 16-byte vectors. One of
+// `bind_vec4.wgsl` and `bind_word.wgsl` comes first, declaring VEC_BYTES and the
+// input and output bindings. The plan picks a vector kernel only when the innermost
+// dimension of the canonical layout is contiguous in input and output, a row or run
+// of it is a whole number of vectors and every other stride keeps rows and runs
+// aligned to VEC_BYTES, so that every vector a kernel stores lies inside the output
+// tensor.
 
 // Bytes per element: 1, 2, 4, 8 or 16.
 override ELEM_BYTES: u32;

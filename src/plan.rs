@@ -51,9 +51,9 @@ pub enum Variant {
     /// along it: each output vector is gathered element by element.
     Gather,
     /// As [`Variant::Gather`], on a CPU adapter, along at most 64 positions, on
-    /// 16-byte vectors of elements narrower than one: each invocation holds a whole column of the axis in
-    /// registers, loads and stores each vector once and reverses every element's
-    /// prefix with a network of selects.
+    /// 16-byte vectors of elements narrower than one: each invocation holds a whole
+    /// column of the axis in registers, loads and stores each vector once and
+    /// reverses every element's prefix with a network of selects.
     Columns,
 }
 
@@ -251,9 +251,10 @@ impl Plan {
         // `outermost` 1.80-1.83× against 1.77-1.88×, three alternating rounds).
         let variant = if variant == Variant::Gather
             && cpu
-            && vector.bytes == 16
             && n <= COLUMN_ROWS
-            && element_bytes < 16
+            && Variant::Columns
+                .vector_sizes(element_bytes)
+                .contains(&vector.bytes)
         {
             Variant::Columns
         } else {

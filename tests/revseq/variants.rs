@@ -62,11 +62,24 @@ fn elements(data_type: DataType, bytes: u32) -> u32 {
 /// Lengths for every slot of the lengths tensor, drawn from the values worth
 /// testing for the axis (0, 1, n, past n, past 2^32, negative).
 fn lengths_for(rng: &mut Rng, desc: &ReverseSubsequences) -> Vec<u8> {
+    drawn_lengths(rng, desc, |rng, pool, _, _| {
+        pool[rng.below(pool.len() as u64) as usize]
+    })
+}
+
+/// Lengths for every slot of the lengths tensor, each from `draw(rng, pool, n,
+/// slot)`: `pool` holds the values worth testing for an axis of `n` positions.
+fn drawn_lengths(
+    rng: &mut Rng,
+    desc: &ReverseSubsequences,
+    mut draw: impl FnMut(&mut Rng, &[i128], u32, u64) -> i128,
+) -> Vec<u8> {
     let length_type = desc.sequence_lengths.data_type();
-    let pool = interesting_lengths(length_type, desc.input.sizes()[desc.axis as usize]);
+    let n = desc.input.sizes()[desc.axis as usize];
+    let pool = interesting_lengths(length_type, n);
     let slots = desc.sequence_lengths.min_size_in_bytes() / u64::from(length_type.size_in_bytes());
     (0..slots)
-        .flat_map(|_| length_bytes(length_type, pool[rng.below(pool.len() as u64) as usize]))
+        .flat_map(|slot| length_bytes(length_type, draw(rng, &pool, n, slot)))
         .collect()
 }
 
@@ -337,19 +350,13 @@ fn columns_end_exactly_at_their_boundaries() {
         let n = d.input.sizes()[d.axis as usize];
         let variant = per_element(gpu, d.input.data_type(), n, true);
         assert_eq!(gpu.compile(d).unwrap().variant(), variant, "{d:?}");
-        let length_type = d.sequence_lengths.data_type();
-        let pool = interesting_lengths(length_type, n);
-        let slots = d.sequence_lengths.min_size_in_bytes() / u64::from(length_type.size_in_bytes());
-        let lengths: Vec<u8> = (0..slots)
-            .flat_map(|i| {
-                let value = if i % 3 == 0 {
-                    pool[rng.below(pool.len() as u64) as usize]
-                } else {
-                    i128::from(rng.below(u64::from(n) + 2))
-                };
-                length_bytes(length_type, value)
-            })
-            .collect();
+        let lengths = drawn_lengths(rng, d, |rng, pool, n, slot| {
+            if slot % 3 == 0 {
+                pool[rng.below(pool.len() as u64) as usize]
+            } else {
+                i128::from(rng.below(u64::from(n) + 2))
+            }
+        });
         let input = rng.bytes(d.input.min_size_in_bytes() as usize);
         assert_matches_reference_on(gpu, d, &input, &lengths);
         variant
