@@ -159,7 +159,8 @@ pub(crate) const COLUMN_ROWS: u32 = 64;
 /// each step reuses the vector the previous one loaded. Rows of 16-byte elements
 /// reuse nothing (an element is a vector), yet interleaved they measured slower on
 /// lavapipe: 1.39× → 1.50× the copy kernel's time for `innermost`, 1.63× → 1.84×
-/// for `strided` (medians of six alternating rounds).
+/// for `strided` (medians of six alternating rounds); measured again later, 12%
+/// slower for `innermost` (six alternating rounds, slower in every one).
 pub(crate) const RUN_LANES: u32 = 8;
 
 /// A variant and the counts its kernel needs.
