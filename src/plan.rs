@@ -160,7 +160,12 @@ pub(crate) const COLUMN_ROWS: u32 = 64;
 /// reuse nothing (an element is a vector), yet interleaved they measured slower on
 /// lavapipe: 1.39× → 1.50× the copy kernel's time for `innermost`, 1.63× → 1.84×
 /// for `strided` (medians of six alternating rounds); measured again later, 12%
-/// slower for `innermost` (six alternating rounds, slower in every one).
+/// slower for `innermost` (six alternating rounds, slower in every one). Nor does a
+/// subgroup shuffle rescue it: interleaved rows that pass each loaded vector to the
+/// next lane as its window's upper half (one load and one shuffle a vector, where a
+/// shuffled copy kernel ran as fast as a plain one) took 1.72-1.82× the copy kernel
+/// against 1.52-1.54× for 4-byte `innermost`, 1.69-2.01× against 1.47-1.56× for
+/// 16-byte (two alternating rounds).
 pub(crate) const RUN_LANES: u32 = 8;
 
 /// A variant and the counts its kernel needs.
