@@ -3,13 +3,11 @@
 // share LANES * STEPS consecutive vectors, invocation i of them taking every
 // LANES-th from the i-th: with LANES 1 each takes STEPS consecutive vectors; with
 // LANES 8 (a CPU adapter's SIMD width), the lanes run in step touch consecutive
-// vectors, one sequential stream.
+// vectors, one sequential stream. `copy_words32.wgsl` or `copy_words64.wgsl` comes
+// first, binding the buffers as vectors of four 32-bit or two 64-bit words.
 
 override STEPS: u32;
 override LANES: u32;
-
-@group(0) @binding(0) var<storage, read> src: array<vec4<u32>>;
-@group(0) @binding(1) var<storage, read_write> dst: array<vec4<u32>>;
 
 @compute @workgroup_size(256)
 fn main(

@@ -36,37 +36,49 @@ const WIDTHS: [DataType; 5] = [
 type Record<'a> = dyn Fn(&mut wgpu::CommandEncoder) + 'a;
 
 /// A copy-kernel candidate (`benches/copy.wgsl`): 16-byte vectors per invocation,
-/// and invocations that interleave them.
+/// invocations that interleave them, and the words a vector is loaded as.
 #[derive(Clone, Copy, PartialEq)]
 struct CopyKernel {
     steps: u32,
     lanes: u32,
+    /// 32 or 64 (`copy_words32.wgsl`, `copy_words64.wgsl`).
+    word_bits: u32,
+}
+
+impl CopyKernel {
+    /// "vectors per invocation[/interleaved over][ ×64-bit]", as the candidates' list
+    /// prints it.
+    fn short(&self) -> String {
+        let lanes = if self.lanes > 1 {
+            format!("/{}", self.lanes)
+        } else {
+            String::new()
+        };
+        let words = if self.word_bits == 64 {
+            " ×64-bit"
+        } else {
+            ""
+        };
+        format!("{}{lanes}{words}", self.steps)
+    }
 }
 
 impl std::fmt::Display for CopyKernel {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self.lanes {
-            1 => write!(f, "{} vectors per invocation", self.steps),
-            lanes => write!(
-                f,
-                "{} vectors per invocation interleaved over {lanes}",
-                self.steps
-            ),
+        write!(f, "{} vectors per invocation", self.steps)?;
+        if self.lanes > 1 {
+            write!(f, " interleaved over {}", self.lanes)?;
         }
+        write!(f, " of {}-bit words", self.word_bits)
     }
 }
 
-/// Copy-kernel candidates: each invocation's vectors consecutive, or interleaved
-/// over 8 invocations (on lavapipe, 5–10% faster than the best consecutive one).
-const COPY_KERNELS: [CopyKernel; 7] = [
-    CopyKernel { steps: 1, lanes: 1 },
-    CopyKernel { steps: 2, lanes: 1 },
-    CopyKernel { steps: 4, lanes: 1 },
-    CopyKernel { steps: 8, lanes: 1 },
-    CopyKernel { steps: 2, lanes: 8 },
-    CopyKernel { steps: 4, lanes: 8 },
-    CopyKernel { steps: 8, lanes: 8 },
-];
+/// Copy-kernel shapes (vectors per invocation, invocations interleaving them):
+/// each invocation's vectors consecutive, or interleaved over 8 invocations (on
+/// lavapipe, 5–10% faster than the best consecutive one). Each runs on 32-bit
+/// words, and on 64-bit ones where the device has SHADER_INT64: lavapipe copied
+/// 1.2–1.45× the bytes a second that way.
+const COPY_SHAPES: [(u32, u32); 7] = [(1, 1), (2, 1), (4, 1), (8, 1), (2, 8), (4, 8), (8, 8)];
 
 struct Args {
     mib: u64,
@@ -187,8 +199,8 @@ fn length_values(desc: &ReverseSubsequences, rng: &mut Rng) -> Vec<u8> {
 struct Bench {
     gpu: Gpu,
     copy_layout: wgpu::BindGroupLayout,
-    /// One per entry of [`COPY_KERNELS`].
-    copy_pipelines: Vec<wgpu::ComputePipeline>,
+    /// Every copy-kernel candidate, and its pipeline.
+    copy_kernels: Vec<(CopyKernel, wgpu::ComputePipeline)>,
 }
 
 /// A timed row.
@@ -198,6 +210,8 @@ struct Row {
     sizes: Vec<u32>,
     axis: u32,
     variant: &'static str,
+    /// Bits per word the operator's kernel loads and stores (32 or 64).
+    word_bits: u32,
     op_gbps: f64,
     copy_kernel_gbps: f64,
     copy_buffer_gbps: f64,
@@ -211,10 +225,28 @@ impl Bench {
             std::process::exit(1)
         });
         let device = gpu.device();
-        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some("bench copy"),
-            source: wgpu::ShaderSource::Wgsl(include_str!("copy.wgsl").into()),
-        });
+        let module = |source: &str| {
+            device.create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: Some("bench copy"),
+                source: wgpu::ShaderSource::Wgsl(source.into()),
+            })
+        };
+        let mut modules = vec![(
+            32,
+            module(concat!(
+                include_str!("copy_words32.wgsl"),
+                include_str!("copy.wgsl")
+            )),
+        )];
+        if device.features().contains(wgpu::Features::SHADER_INT64) {
+            modules.push((
+                64,
+                module(concat!(
+                    include_str!("copy_words64.wgsl"),
+                    include_str!("copy.wgsl")
+                )),
+            ));
+        }
         let entry = |binding, read_only| wgpu::BindGroupLayoutEntry {
             binding,
             visibility: wgpu::ShaderStages::COMPUTE,
@@ -234,30 +266,36 @@ impl Bench {
             bind_group_layouts: &[Some(&copy_layout)],
             immediate_size: 0,
         });
-        let copy_pipelines = COPY_KERNELS
+        let copy_kernels = modules
             .iter()
-            .map(|kernel| {
-                let constants = [
-                    ("STEPS", f64::from(kernel.steps)),
-                    ("LANES", f64::from(kernel.lanes)),
-                ];
-                device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                    label: Some("bench copy"),
-                    layout: Some(&layout),
-                    module: &module,
-                    entry_point: Some("main"),
-                    compilation_options: wgpu::PipelineCompilationOptions {
-                        constants: &constants,
-                        zero_initialize_workgroup_memory: false,
-                    },
-                    cache: None,
+            .flat_map(|(word_bits, module)| {
+                COPY_SHAPES.iter().map(|&(steps, lanes)| {
+                    let constants = [("STEPS", f64::from(steps)), ("LANES", f64::from(lanes))];
+                    let pipeline =
+                        device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                            label: Some("bench copy"),
+                            layout: Some(&layout),
+                            module,
+                            entry_point: Some("main"),
+                            compilation_options: wgpu::PipelineCompilationOptions {
+                                constants: &constants,
+                                zero_initialize_workgroup_memory: false,
+                            },
+                            cache: None,
+                        });
+                    let kernel = CopyKernel {
+                        steps,
+                        lanes,
+                        word_bits: *word_bits,
+                    };
+                    (kernel, pipeline)
                 })
             })
             .collect();
         Bench {
             gpu,
             copy_layout,
-            copy_pipelines,
+            copy_kernels,
         }
     }
 
@@ -336,8 +374,11 @@ impl Bench {
         bytes: u64,
         encoder: &mut wgpu::CommandEncoder,
     ) {
-        let pipeline =
-            &self.copy_pipelines[COPY_KERNELS.iter().position(|&k| k == kernel).unwrap()];
+        let (_, pipeline) = self
+            .copy_kernels
+            .iter()
+            .find(|(k, _)| *k == kernel)
+            .unwrap();
         let steps = kernel.steps;
         fn binding(buffer: &wgpu::Buffer, offset: u64, bytes: u64) -> wgpu::BindingResource<'_> {
             wgpu::BindingResource::Buffer(wgpu::BufferBinding {
@@ -381,13 +422,14 @@ impl Bench {
         }
     }
 
-    /// The fastest of [`COPY_KERNELS`] on `bytes` bytes.
+    /// The fastest copy-kernel candidate on `bytes` bytes.
     fn fastest_copy(&self, bytes: u64, seconds: f64) -> CopyKernel {
         let src = self.storage(&vec![1; bytes as usize]);
         let dst = self.storage(&vec![0; bytes as usize]);
-        let runs: Vec<Box<Record>> = COPY_KERNELS
+        let runs: Vec<Box<Record>> = self
+            .copy_kernels
             .iter()
-            .map(|&kernel| {
+            .map(|&(kernel, _)| {
                 let (src, dst) = (&src, &dst);
                 Box::new(move |e: &mut wgpu::CommandEncoder| {
                     self.copy_kernel(kernel, src, dst, bytes, e)
@@ -399,24 +441,18 @@ impl Bench {
         let best = (0..times.len())
             .min_by(|&a, &b| times[a].total_cmp(&times[b]))
             .unwrap();
-        let gbps: Vec<String> = COPY_KERNELS
+        let gbps: Vec<String> = self
+            .copy_kernels
             .iter()
             .zip(&times)
-            .map(|(k, t)| {
-                let lanes = if k.lanes > 1 {
-                    format!("/{}", k.lanes)
-                } else {
-                    String::new()
-                };
-                format!("{}{lanes}: {:.2}", k.steps, bytes as f64 / t / 1e9)
-            })
+            .map(|((k, _), t)| format!("{}: {:.2}", k.short(), bytes as f64 / t / 1e9))
             .collect();
+        let best = self.copy_kernels[best].0;
         println!(
-            "copy kernel: {}, the fastest of (vectors per invocation[/interleaved over]: GB/s) {}",
-            COPY_KERNELS[best],
+            "copy kernel: {best}, the fastest of (vectors per invocation[/interleaved over][ ×64-bit]: GB/s) {}",
             gbps.join(", ")
         );
-        COPY_KERNELS[best]
+        best
     }
 
     /// Device tensors for `desc`, filled the same way every run.
@@ -500,6 +536,7 @@ impl Bench {
             sizes: desc.input.sizes().to_vec(),
             axis: desc.axis,
             variant: compiled.variant().name(),
+            word_bits: compiled.key().word_bits,
             op_gbps: gbps(times[0]),
             copy_kernel_gbps: gbps(times[1]),
             copy_buffer_gbps: gbps(times[2]),
@@ -572,11 +609,12 @@ fn geomean(values: impl Iterator<Item = f64>) -> f64 {
 
 fn print_header() {
     println!(
-        "{:>5} {:<16} {:>20} {:<7} {:>8} {:>8} {:>8} {:>9} {:>9}  verified",
+        "{:>5} {:<16} {:>20} {:<7} {:>5} {:>8} {:>8} {:>8} {:>9} {:>9}  verified",
         "width",
         "layout",
         "sizes (axis)",
         "variant",
+        "words",
         "op GB/s",
         "kernel",
         "buffer",
@@ -587,11 +625,12 @@ fn print_header() {
 
 fn print_row(row: &Row) {
     println!(
-        "{:>4}B {:<16} {:>20} {:<7} {:>8.2} {:>8.2} {:>8.2} {:>8.2}× {:>8.2}×  {}",
+        "{:>4}B {:<16} {:>20} {:<7} {:>5} {:>8.2} {:>8.2} {:>8.2} {:>8.2}× {:>8.2}×  {}",
         row.width,
         row.layout,
         format!("{:?} ({})", row.sizes, row.axis),
         row.variant,
+        row.word_bits,
         row.op_gbps,
         row.copy_kernel_gbps,
         row.copy_buffer_gbps,
@@ -612,24 +651,26 @@ fn write_json(
     let mut json = String::new();
     let _ = write!(
         json,
-        "{{\n  \"adapter\": {{\"name\": \"{}\", \"backend\": \"{:?}\", \"device_type\": \"{:?}\", \"driver\": \"{}\", \"driver_info\": \"{}\"}},\n  \"copy_kernel_vectors_per_invocation\": {}, \"copy_kernel_interleaved_over\": {},\n  \"rows\": [\n",
+        "{{\n  \"adapter\": {{\"name\": \"{}\", \"backend\": \"{:?}\", \"device_type\": \"{:?}\", \"driver\": \"{}\", \"driver_info\": \"{}\"}},\n  \"copy_kernel_vectors_per_invocation\": {}, \"copy_kernel_interleaved_over\": {}, \"copy_kernel_word_bits\": {},\n  \"rows\": [\n",
         escape(&adapter.name),
         adapter.backend,
         adapter.device_type,
         escape(&adapter.driver),
         escape(&adapter.driver_info),
         copy.steps,
-        copy.lanes
+        copy.lanes,
+        copy.word_bits
     );
     for (i, row) in rows.iter().enumerate() {
         let _ = writeln!(
             json,
-            "    {{\"width\": {}, \"layout\": \"{}\", \"sizes\": {:?}, \"axis\": {}, \"variant\": \"{}\", \"op_gbps\": {:.4}, \"copy_kernel_gbps\": {:.4}, \"copy_buffer_gbps\": {:.4}, \"verified\": {}}}{}",
+            "    {{\"width\": {}, \"layout\": \"{}\", \"sizes\": {:?}, \"axis\": {}, \"variant\": \"{}\", \"word_bits\": {}, \"op_gbps\": {:.4}, \"copy_kernel_gbps\": {:.4}, \"copy_buffer_gbps\": {:.4}, \"verified\": {}}}{}",
             row.width,
             row.layout,
             row.sizes,
             row.axis,
             row.variant,
+            row.word_bits,
             row.op_gbps,
             row.copy_kernel_gbps,
             row.copy_buffer_gbps,
@@ -671,7 +712,7 @@ fn main() {
     let copy = bench.fastest_copy(bytes, 5.0 * args.seconds);
     println!(
         "GB/s = tensor bytes / time (10^9 B/s); kernel = that copy kernel, buffer = copy_buffer_to_buffer, \
-         both moving the same bytes in the same run; t/kernel, t/buffer = the operator's time ÷ the copy's\n"
+         both moving the same bytes in the same run; t/kernel, t/buffer = the operator's time ÷ the copy's; words = bits per word the operator loads and stores\n"
     );
     print_header();
 

@@ -105,6 +105,7 @@ impl CompiledReverse {
             offset_alignment,
         )?;
         let tuning = gpu.inner.tuning;
+        let int64 = gpu.inner.int64;
         let key_of = |plan: &Plan, piece: &Dispatch| PipelineKey {
             variant: plan.variant,
             steps: plan.steps,
@@ -114,6 +115,7 @@ impl CompiledReverse {
             axis: piece.layout.axis as u32,
             length_bytes,
             signed_lengths: desc.sequence_lengths.data_type().is_signed_integer(),
+            word_bits: plan.word_bits(tuning, int64),
         };
         // One pipeline for every dispatch: the plan's variant where every piece can
         // run it from a vector-aligned start, else the general kernels.

@@ -22,6 +22,8 @@ pub(crate) struct Inner {
     pub(crate) queue: wgpu::Queue,
     pub(crate) bind_group_layout: wgpu::BindGroupLayout,
     pub(crate) tuning: Tuning,
+    /// Whether the device has `SHADER_INT64`, for kernels that move 64-bit words.
+    pub(crate) int64: bool,
     /// Bytes one storage binding may hold: the device's limit, or lower.
     pub(crate) max_binding: u64,
     pipeline_layout: wgpu::PipelineLayout,
@@ -77,7 +79,9 @@ impl Gpu {
         let (device, queue) = adapter
             .request_device(&wgpu::DeviceDescriptor {
                 label: Some("revseq"),
-                required_features: wgpu::Features::empty(),
+                // 64-bit words where the adapter has them: `Runs` moves its vectors
+                // as two of them on a CPU adapter (`Plan::word_bits`).
+                required_features: adapter.features() & wgpu::Features::SHADER_INT64,
                 required_limits: adapter.limits(),
                 ..Default::default()
             })
@@ -90,8 +94,10 @@ impl Gpu {
     }
 
     /// Wraps a device the caller owns. The kernels need no optional feature and
-    /// only the default limits; larger limits allow larger tensors. The plan is
-    /// tuned for the adapter's device type ([`Tuning::for_adapter`]).
+    /// only the default limits; larger limits allow larger tensors, and
+    /// [`wgpu::Features::SHADER_INT64`] lets a CPU adapter move whole runs as 64-bit
+    /// words, which is faster there ([`PipelineKey::word_bits`](crate::shaders::PipelineKey::word_bits)).
+    /// The plan is tuned for the adapter's device type ([`Tuning::for_adapter`]).
     ///
     /// ```
     /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -192,12 +198,14 @@ impl Gpu {
             bind_group_layouts: &[Some(&bind_group_layout)],
             immediate_size: 0,
         });
+        let int64 = device.features().contains(wgpu::Features::SHADER_INT64);
         Gpu {
             inner: Arc::new(Inner {
                 device,
                 queue,
                 bind_group_layout,
                 tuning,
+                int64,
                 max_binding,
                 pipeline_layout,
                 cache: PipelineCache::default(),

@@ -8,7 +8,8 @@ use crate::Variant;
 
 /// Threads per workgroup; the host folds dispatches with the same number. 256 is
 /// WebGPU's default limit of invocations per workgroup, the most a portable
-/// dispatch may use.
+/// dispatch may use. On lavapipe 64 and 128 were slower: 128 took 1.03× the time
+/// of 256 on the `middle` and `outermost` rows (four alternating rounds).
 pub const WORKGROUP_SIZE: u32 = 256;
 
 /// A compute kernel: `shaders/common.wgsl`, then for the vector kernels the
@@ -32,6 +33,9 @@ pub enum Kernel {
     /// [`Variant::Runs`] on 32-bit words: runs that are whole words but not whole
     /// 16-byte vectors.
     RunsWords,
+    /// [`Variant::Runs`] on 16-byte vectors loaded and stored as two 64-bit words
+    /// ([`PipelineKey::word_bits`] 64).
+    Runs64,
     /// [`Variant::Gather`] on 16-byte vectors.
     Gather,
     /// [`Variant::Gather`] on 32-bit words: runs that are whole words but not whole
@@ -54,13 +58,14 @@ macro_rules! vector_kernel {
 
 impl Kernel {
     /// Every kernel.
-    pub const ALL: [Kernel; 9] = [
+    pub const ALL: [Kernel; 10] = [
         Kernel::Words,
         Kernel::Subword,
         Kernel::Rows,
         Kernel::RowsWords,
         Kernel::Runs,
         Kernel::RunsWords,
+        Kernel::Runs64,
         Kernel::Gather,
         Kernel::GatherWords,
         Kernel::Columns,
@@ -81,6 +86,7 @@ impl Kernel {
             Kernel::RowsWords => vector_kernel!("bind_word.wgsl", "reverse_rows_words.wgsl"),
             Kernel::Runs => vector_kernel!("bind_vec4.wgsl", "reverse_runs.wgsl"),
             Kernel::RunsWords => vector_kernel!("bind_word.wgsl", "reverse_runs.wgsl"),
+            Kernel::Runs64 => vector_kernel!("bind_vec2_u64.wgsl", "reverse_runs.wgsl"),
             Kernel::Gather => vector_kernel!("bind_vec4.wgsl", "reverse_gather.wgsl"),
             Kernel::GatherWords => {
                 vector_kernel!("bind_word.wgsl", "reverse_gather_words.wgsl")
@@ -98,6 +104,7 @@ impl Kernel {
             Kernel::RowsWords => "revseq::reverse_rows_words",
             Kernel::Runs => "revseq::reverse_runs",
             Kernel::RunsWords => "revseq::reverse_runs_words",
+            Kernel::Runs64 => "revseq::reverse_runs_64",
             Kernel::Gather => "revseq::reverse_gather",
             Kernel::GatherWords => "revseq::reverse_gather_words",
             Kernel::Columns => "revseq::reverse_columns",
@@ -128,6 +135,10 @@ pub struct PipelineKey {
     pub length_bytes: u32,
     /// Whether sequence lengths are signed.
     pub signed_lengths: bool,
+    /// Bits per component of the kernel's loads and stores of the tensors: 64 for
+    /// `Runs` on 16-byte vectors on a CPU adapter whose device has
+    /// [`wgpu::Features::SHADER_INT64`], else 32.
+    pub word_bits: u32,
 }
 
 impl PipelineKey {
@@ -139,6 +150,7 @@ impl PipelineKey {
             Variant::Rows if self.vector_bytes == 4 => Kernel::RowsWords,
             Variant::Rows => Kernel::Rows,
             Variant::Runs if self.vector_bytes == 4 => Kernel::RunsWords,
+            Variant::Runs if self.word_bits == 64 => Kernel::Runs64,
             Variant::Runs => Kernel::Runs,
             Variant::Gather if self.vector_bytes == 4 => Kernel::GatherWords,
             Variant::Gather => Kernel::Gather,
@@ -162,6 +174,7 @@ impl PipelineKey {
             | Kernel::RowsWords
             | Kernel::Runs
             | Kernel::RunsWords
+            | Kernel::Runs64
             | Kernel::Gather
             | Kernel::GatherWords
             | Kernel::Columns => constants.extend([
@@ -174,7 +187,8 @@ impl PipelineKey {
 
     /// Every key the cache can build: `General` for every rank and axis, `Rows` with
     /// the axis innermost, `Runs` and `Gather` with it outside, each vector variant
-    /// with every vector size and step count its plan may choose.
+    /// with every vector size and step count its plan may choose, and `Runs` on
+    /// 16-byte vectors also on 64-bit words.
     pub fn all() -> impl Iterator<Item = PipelineKey> {
         Variant::ALL.into_iter().flat_map(|variant| {
             [1, 2, 4, 8, 16].into_iter().flat_map(move |element_bytes| {
@@ -185,7 +199,14 @@ impl PipelineKey {
                         variant
                             .step_counts(element_bytes, vector_bytes)
                             .flat_map(move |steps| {
-                                keys(variant, steps, vector_bytes, element_bytes)
+                                let wide = variant == Variant::Runs && vector_bytes == 16;
+                                [32, 64]
+                                    .into_iter()
+                                    .filter(move |&bits| bits == 32 || wide)
+                                    .flat_map(move |word_bits| {
+                                        keys(variant, steps, vector_bytes, element_bytes)
+                                            .map(move |key| PipelineKey { word_bits, ..key })
+                                    })
                             })
                     })
             })
@@ -219,6 +240,7 @@ fn keys(
                         axis,
                         length_bytes,
                         signed_lengths,
+                        word_bits: 32,
                     },
                 )
             })

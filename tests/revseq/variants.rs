@@ -204,6 +204,79 @@ fn each_layout_selects_its_variant() {
 }
 
 #[test]
+fn runs_move_64_bit_words_on_a_cpu_adapter_whose_device_has_them() {
+    // `Gpu::new` asks for SHADER_INT64 where the adapter offers it (lavapipe's
+    // Vulkan does; wgpu's GL backend and WebGPU do not); a device without it, and
+    // the GPU tuning, move 32-bit words. Same results required.
+    let int64 = gpu()
+        .device()
+        .features()
+        .contains(wgpu::Features::SHADER_INT64);
+    let plain = gpu_with_limits(|_| {});
+    assert!(!plain
+        .device()
+        .features()
+        .contains(wgpu::Features::SHADER_INT64));
+    eprintln!("64-bit words on the default device: {int64}");
+    let mut rng = Rng::new(29);
+    for data_type in WIDTHS {
+        let v = elements(data_type, 16);
+        for length_type in LENGTH_TYPES {
+            // [batch, time, inner] of 3 and 2 × 128 + 3 vectors a run, and one of
+            // words; [time, batch, inner] with the time axis outermost.
+            let mut cases = vec![
+                (
+                    desc(data_type, &[3, 6, 3 * v], 1, length_type, Some(&[1, 0, 0])),
+                    true,
+                ),
+                (
+                    desc(
+                        data_type,
+                        &[2, 5, 259 * v],
+                        1,
+                        length_type,
+                        Some(&[1, 0, 0]),
+                    ),
+                    true,
+                ),
+                (
+                    desc(data_type, &[6, 3, 5 * v], 0, length_type, Some(&[0, 1, 0])),
+                    true,
+                ),
+            ];
+            if data_type.size_in_bytes() < 16 {
+                let words = elements(data_type, 20).max(2) + u32::from(v == 2);
+                let d = desc(data_type, &[3, 6, words], 1, length_type, Some(&[1, 0, 0]));
+                cases.push((d, false));
+            }
+            for (d, vectors) in cases {
+                let key = check_on(gpu(), &mut rng, &d, Variant::Runs);
+                let wide = vectors && int64 && gpu().tuning() == Tuning::Cpu;
+                assert_eq!(key.word_bits, if wide { 64 } else { 32 }, "{key:?}");
+                assert_eq!(key.vector_bytes, if vectors { 16 } else { 4 });
+                let key = check_on(&plain, &mut rng, &d, Variant::Runs);
+                assert_eq!(key.word_bits, 32, "{key:?}");
+                let key = check_on(&gpu().with_tuning(Tuning::Gpu), &mut rng, &d, Variant::Runs);
+                assert_eq!(key.word_bits, 32, "{key:?}");
+            }
+        }
+        // Every other variant keeps 32-bit words.
+        for (d, variant) in [
+            (
+                desc(data_type, &[5, 3 * v], 1, DataType::Uint32, None),
+                Variant::Rows,
+            ),
+            (
+                desc(data_type, &[70, 3 * v], 0, DataType::Uint32, None),
+                Variant::Gather,
+            ),
+        ] {
+            assert_eq!(check_on(gpu(), &mut rng, &d, variant).word_bits, 32);
+        }
+    }
+}
+
+#[test]
 fn strides_decide_whether_rows_stay_aligned() {
     let mut rng = Rng::new(21);
     let base = desc(DataType::Float32, &[6, 16], 1, DataType::Uint32, None);
