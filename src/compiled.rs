@@ -115,7 +115,7 @@ impl CompiledReverse {
             axis: piece.layout.axis as u32,
             length_bytes,
             signed_lengths: desc.sequence_lengths.data_type().is_signed_integer(),
-            word_bits: plan.word_bits(tuning, int64),
+            word_bits: plan.word_bits(tuning, int64, element_bytes),
         };
         // One pipeline for every dispatch: the plan's variant where every piece can
         // run it from a vector-aligned start, else the general kernels.

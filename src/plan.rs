@@ -333,15 +333,18 @@ impl Plan {
 
 impl Plan {
     /// Bits per component of the kernel's loads and stores of the tensors: 64 where
-    /// `Runs` moves 16-byte vectors on a CPU adapter whose device has
-    /// `SHADER_INT64` (`int64`), else 32. lavapipe loads and stores a vector one
-    /// component at a time for each lane, so a vector as two 64-bit words costs
-    /// about half the memory instructions of four 32-bit ones: the ONNX layouts took
-    /// 0.77× the time that way (every width, three alternating rounds, faster in 28
-    /// of 30 rows). The other variants compute on the 32-bit words of their vectors
-    /// (windows, networks, gathers of 4-byte elements) and keep 32-bit loads.
-    pub(crate) fn word_bits(&self, tuning: Tuning, int64: bool) -> u32 {
-        let wide = self.variant == Variant::Runs && self.vector_bytes == 16;
+    /// `Runs` moves 16-byte vectors, or `Rows` 16-byte vectors of 8- or 16-byte
+    /// elements, on a CPU adapter whose device has `SHADER_INT64` (`int64`), else 32.
+    /// lavapipe loads and stores a vector one component at a time for each lane, so
+    /// a vector as two 64-bit words costs about half the memory instructions of four
+    /// 32-bit ones: the ONNX layouts took 0.77× the time that way (every width,
+    /// three alternating rounds, faster in 28 of 30 rows). The other kernels compute
+    /// on 32-bit words (windows of narrower elements, networks, gathers of 4-byte
+    /// elements) and keep 32-bit loads.
+    pub(crate) fn word_bits(&self, tuning: Tuning, int64: bool, element_bytes: u32) -> u32 {
+        let wide = self.vector_bytes == 16
+            && (self.variant == Variant::Runs
+                || (self.variant == Variant::Rows && element_bytes >= 8));
         if wide && int64 && tuning == Tuning::Cpu {
             64
         } else {
@@ -524,10 +527,13 @@ mod tests {
         let gpu = runs(100, false);
         assert_eq!((gpu.steps, gpu.lanes, gpu.segments), (1, 1, 100));
         // 64-bit words for runs of 16-byte vectors on a CPU whose device has them.
-        assert_eq!(cpu.word_bits(Tuning::Cpu, true), 64);
-        assert_eq!(cpu.word_bits(Tuning::Cpu, false), 32);
-        assert_eq!(gpu.word_bits(Tuning::Gpu, true), 32);
+        assert_eq!(cpu.word_bits(Tuning::Cpu, true, 4), 64);
+        assert_eq!(cpu.word_bits(Tuning::Cpu, false, 4), 32);
+        assert_eq!(gpu.word_bits(Tuning::Gpu, true, 4), 32);
+        // Rows too, of 8- and 16-byte elements.
         let rows = plan(DataType::Float32, &[100, 64], 1, true);
-        assert_eq!(rows.word_bits(Tuning::Cpu, true), 32);
+        assert_eq!(rows.word_bits(Tuning::Cpu, true, 4), 32);
+        let rows = plan(DataType::Float64, &[100, 64], 1, true);
+        assert_eq!(rows.word_bits(Tuning::Cpu, true, 8), 64);
     }
 }

@@ -28,6 +28,9 @@ pub enum Kernel {
     /// [`Variant::Rows`] on 32-bit words: rows that are whole words but not whole
     /// 16-byte vectors.
     RowsWords,
+    /// [`Variant::Rows`] of 8- and 16-byte elements on 16-byte vectors loaded and
+    /// stored as two 64-bit words ([`PipelineKey::word_bits`] 64).
+    Rows64,
     /// [`Variant::Runs`] on 16-byte vectors.
     Runs,
     /// [`Variant::Runs`] on 32-bit words: runs that are whole words but not whole
@@ -58,11 +61,12 @@ macro_rules! vector_kernel {
 
 impl Kernel {
     /// Every kernel.
-    pub const ALL: [Kernel; 10] = [
+    pub const ALL: [Kernel; 11] = [
         Kernel::Words,
         Kernel::Subword,
         Kernel::Rows,
         Kernel::RowsWords,
+        Kernel::Rows64,
         Kernel::Runs,
         Kernel::RunsWords,
         Kernel::Runs64,
@@ -84,6 +88,7 @@ impl Kernel {
             ),
             Kernel::Rows => vector_kernel!("bind_vec4.wgsl", "reverse_rows.wgsl"),
             Kernel::RowsWords => vector_kernel!("bind_word.wgsl", "reverse_rows_words.wgsl"),
+            Kernel::Rows64 => vector_kernel!("bind_vec2_u64.wgsl", "reverse_rows_64.wgsl"),
             Kernel::Runs => vector_kernel!("bind_vec4.wgsl", "reverse_runs.wgsl"),
             Kernel::RunsWords => vector_kernel!("bind_word.wgsl", "reverse_runs.wgsl"),
             Kernel::Runs64 => vector_kernel!("bind_vec2_u64.wgsl", "reverse_runs.wgsl"),
@@ -102,6 +107,7 @@ impl Kernel {
             Kernel::Subword => "revseq::reverse_subword",
             Kernel::Rows => "revseq::reverse_rows",
             Kernel::RowsWords => "revseq::reverse_rows_words",
+            Kernel::Rows64 => "revseq::reverse_rows_64",
             Kernel::Runs => "revseq::reverse_runs",
             Kernel::RunsWords => "revseq::reverse_runs_words",
             Kernel::Runs64 => "revseq::reverse_runs_64",
@@ -136,8 +142,8 @@ pub struct PipelineKey {
     /// Whether sequence lengths are signed.
     pub signed_lengths: bool,
     /// Bits per component of the kernel's loads and stores of the tensors: 64 for
-    /// `Runs` on 16-byte vectors on a CPU adapter whose device has
-    /// [`wgpu::Features::SHADER_INT64`], else 32.
+    /// `Runs` on 16-byte vectors, and `Rows` of 8- and 16-byte elements on them, on a
+    /// CPU adapter whose device has [`wgpu::Features::SHADER_INT64`], else 32.
     pub word_bits: u32,
 }
 
@@ -148,6 +154,7 @@ impl PipelineKey {
             Variant::General if self.element_bytes < 4 => Kernel::Subword,
             Variant::General => Kernel::Words,
             Variant::Rows if self.vector_bytes == 4 => Kernel::RowsWords,
+            Variant::Rows if self.word_bits == 64 => Kernel::Rows64,
             Variant::Rows => Kernel::Rows,
             Variant::Runs if self.vector_bytes == 4 => Kernel::RunsWords,
             Variant::Runs if self.word_bits == 64 => Kernel::Runs64,
@@ -172,6 +179,7 @@ impl PipelineKey {
             Kernel::Subword => constants.push(("ELEM_BYTES", f64::from(self.element_bytes))),
             Kernel::Rows
             | Kernel::RowsWords
+            | Kernel::Rows64
             | Kernel::Runs
             | Kernel::RunsWords
             | Kernel::Runs64
@@ -187,8 +195,9 @@ impl PipelineKey {
 
     /// Every key the cache can build: `General` for every rank and axis, `Rows` with
     /// the axis innermost, `Runs` and `Gather` with it outside, each vector variant
-    /// with every vector size and step count its plan may choose, and `Runs` on
-    /// 16-byte vectors also on 64-bit words.
+    /// with every vector size and step count its plan may choose, and on 64-bit words
+    /// too where the 64-bit kernels apply (`Runs` on 16-byte vectors, `Rows` of 8-
+    /// and 16-byte elements on them).
     pub fn all() -> impl Iterator<Item = PipelineKey> {
         Variant::ALL.into_iter().flat_map(|variant| {
             [1, 2, 4, 8, 16].into_iter().flat_map(move |element_bytes| {
@@ -199,7 +208,9 @@ impl PipelineKey {
                         variant
                             .step_counts(element_bytes, vector_bytes)
                             .flat_map(move |steps| {
-                                let wide = variant == Variant::Runs && vector_bytes == 16;
+                                let wide = vector_bytes == 16
+                                    && (variant == Variant::Runs
+                                        || (variant == Variant::Rows && element_bytes >= 8));
                                 [32, 64]
                                     .into_iter()
                                     .filter(move |&bits| bits == 32 || wide)

@@ -8,7 +8,7 @@ use revseq::shaders::{Kernel, PipelineKey};
 fn validator(kernel: Kernel) -> naga::valid::Validator {
     naga::valid::Validator::new(
         naga::valid::ValidationFlags::all(),
-        if kernel == Kernel::Runs64 {
+        if matches!(kernel, Kernel::Runs64 | Kernel::Rows64) {
             naga::valid::Capabilities::SHADER_INT64
         } else {
             naga::valid::Capabilities::empty()
@@ -63,7 +63,8 @@ fn every_specialisation_parses_validates_and_translates() {
     // Gather: the same 28 pairs, 1- and 2-byte widths × 4 step counts (to 8) and
     // wider ones × 3 (to 4), on 16-byte vectors (5 widths) and on words (4 widths);
     // Columns: the 28 pairs, 4 widths (below 16 bytes) × 4 row counts (8 to 64);
-    // Runs on 16-byte vectors again on 64-bit words: 5 widths × 28 × 5).
+    // Runs on 16-byte vectors again on 64-bit words: 5 widths × 28 × 5; Rows of 8-
+    // and 16-byte elements on them: 2 widths × 8 × 4).
     assert_eq!(
         checked,
         4 * (5 * 36
@@ -74,6 +75,7 @@ fn every_specialisation_parses_validates_and_translates() {
             + (2 * 4 + 3 * 3) * 28
             + (2 * 4 + 2 * 3) * 28
             + 4 * 4 * 28
-            + 5 * 28 * 5)
+            + 5 * 28 * 5
+            + 2 * 8 * 4)
     );
 }

@@ -204,10 +204,12 @@ fn each_layout_selects_its_variant() {
 }
 
 #[test]
-fn runs_move_64_bit_words_on_a_cpu_adapter_whose_device_has_them() {
+fn runs_and_wide_rows_move_64_bit_words_on_a_cpu_adapter_whose_device_has_them() {
     // `Gpu::new` asks for SHADER_INT64 where the adapter offers it (lavapipe's
-    // Vulkan does; wgpu's GL backend and WebGPU do not); a device without it, and
-    // the GPU tuning, move 32-bit words. Same results required.
+    // Vulkan does; wgpu's GL backend and WebGPU do not). There `Runs` on 16-byte
+    // vectors, and `Rows` of 8- and 16-byte elements on them, move 64-bit words; a
+    // device without it, and the GPU tuning, move 32-bit ones. Same results
+    // required.
     let int64 = gpu()
         .device()
         .features()
@@ -220,59 +222,78 @@ fn runs_move_64_bit_words_on_a_cpu_adapter_whose_device_has_them() {
     eprintln!("64-bit words on the default device: {int64}");
     let mut rng = Rng::new(29);
     for data_type in WIDTHS {
+        let w = data_type.size_in_bytes();
         let v = elements(data_type, 16);
+        // Words but not whole vectors.
+        let words = elements(data_type, 20).max(2) + u32::from(v == 2);
         for length_type in LENGTH_TYPES {
-            // [batch, time, inner] of 3 and 2 × 128 + 3 vectors a run, and one of
-            // words; [time, batch, inner] with the time axis outermost.
+            let broadcast = |sizes: &[u32], axis, strides: &[u32]| {
+                desc(data_type, sizes, axis, length_type, Some(strides))
+            };
+            // [batch, time, inner] of 3 and 2 × 128 + 3 vectors a run, and of words;
+            // [time, batch, inner] with the time axis outermost; rows of 3 and 17
+            // vectors, gapped rows, and rows of words. Whether each is on vectors.
             let mut cases = vec![
                 (
-                    desc(data_type, &[3, 6, 3 * v], 1, length_type, Some(&[1, 0, 0])),
+                    broadcast(&[3, 6, 3 * v], 1, &[1, 0, 0]),
+                    Variant::Runs,
                     true,
                 ),
                 (
-                    desc(
-                        data_type,
-                        &[2, 5, 259 * v],
+                    broadcast(&[2, 5, 259 * v], 1, &[1, 0, 0]),
+                    Variant::Runs,
+                    true,
+                ),
+                (
+                    broadcast(&[6, 3, 5 * v], 0, &[0, 1, 0]),
+                    Variant::Runs,
+                    true,
+                ),
+                (
+                    desc(data_type, &[5, 3 * v], 1, length_type, None),
+                    Variant::Rows,
+                    true,
+                ),
+                (
+                    desc(data_type, &[3, 17 * v], 1, length_type, None),
+                    Variant::Rows,
+                    true,
+                ),
+                (
+                    ReverseSubsequences::new(
+                        TensorDesc::new(data_type, &[4, 3 * v]).with_strides(&[4 * v, 1]),
+                        TensorDesc::new(length_type, &[4, 1]),
+                        TensorDesc::new(data_type, &[4, 3 * v]).with_strides(&[5 * v, 1]),
                         1,
-                        length_type,
-                        Some(&[1, 0, 0]),
                     ),
-                    true,
-                ),
-                (
-                    desc(data_type, &[6, 3, 5 * v], 0, length_type, Some(&[0, 1, 0])),
+                    Variant::Rows,
                     true,
                 ),
             ];
-            if data_type.size_in_bytes() < 16 {
-                let words = elements(data_type, 20).max(2) + u32::from(v == 2);
-                let d = desc(data_type, &[3, 6, words], 1, length_type, Some(&[1, 0, 0]));
-                cases.push((d, false));
+            if w < 16 {
+                cases.push((
+                    broadcast(&[3, 6, words], 1, &[1, 0, 0]),
+                    Variant::Runs,
+                    false,
+                ));
+                let d = desc(data_type, &[5, words], 1, length_type, None);
+                cases.push((d, Variant::Rows, false));
             }
-            for (d, vectors) in cases {
-                let key = check_on(gpu(), &mut rng, &d, Variant::Runs);
-                let wide = vectors && int64 && gpu().tuning() == Tuning::Cpu;
+            for (d, variant, vectors) in cases {
+                let key = check_on(gpu(), &mut rng, &d, variant);
+                let kernel = variant == Variant::Runs || w >= 8;
+                let wide = vectors && kernel && int64 && gpu().tuning() == Tuning::Cpu;
                 assert_eq!(key.word_bits, if wide { 64 } else { 32 }, "{key:?}");
                 assert_eq!(key.vector_bytes, if vectors { 16 } else { 4 });
-                let key = check_on(&plain, &mut rng, &d, Variant::Runs);
+                let key = check_on(&plain, &mut rng, &d, variant);
                 assert_eq!(key.word_bits, 32, "{key:?}");
-                let key = check_on(&gpu().with_tuning(Tuning::Gpu), &mut rng, &d, Variant::Runs);
+                let key = check_on(&gpu().with_tuning(Tuning::Gpu), &mut rng, &d, variant);
                 assert_eq!(key.word_bits, 32, "{key:?}");
             }
         }
-        // Every other variant keeps 32-bit words.
-        for (d, variant) in [
-            (
-                desc(data_type, &[5, 3 * v], 1, DataType::Uint32, None),
-                Variant::Rows,
-            ),
-            (
-                desc(data_type, &[70, 3 * v], 0, DataType::Uint32, None),
-                Variant::Gather,
-            ),
-        ] {
-            assert_eq!(check_on(gpu(), &mut rng, &d, variant).word_bits, 32);
-        }
+        // Gather keeps 32-bit words.
+        let d = desc(data_type, &[70, 3 * v], 0, DataType::Uint32, None);
+        assert_eq!(check_on(gpu(), &mut rng, &d, Variant::Gather).word_bits, 32);
     }
 }
 

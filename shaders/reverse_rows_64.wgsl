@@ -1,0 +1,51 @@
+// `Rows` on 16-byte vectors of two 64-bit words, for elements of 8 and 16 bytes on
+// a CPU adapter whose device has SHADER_INT64 (`Plan::word_bits`): the window of
+// `reverse_rows.wgsl` at word size 8. An element spans whole 64-bit words, so the
+// window starts 0 or 8 bytes into the lower source vector and moves whole words:
+// selects and swizzles, no shifts.
+
+// The 16 bytes that start `shift` (0 or 8) bytes into `lo`, continuing into `hi`.
+fn funnel64(lo: vec2<u64>, hi: vec2<u64>, shift: u32) -> vec2<u64> {
+    return select(lo, vec2(lo.y, hi.x), (shift & 8u) != 0u);
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn main(
+    @builtin(workgroup_id) group: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+    @builtin(local_invocation_index) local: u32,
+) {
+    let id = invocation_index(group, groups, local);
+    if (id >= params.count) {
+        return;
+    }
+    let work = segment(id);
+    let first = work.first;
+    let last = work.last;
+    let o = outer(work.row, false);
+    let in_row = vec_index(o.in_offset);
+    let out_row = vec_index(o.out_offset);
+
+    // As in `reverse_rows.wgsl`, on 64-bit words: the row's words below LB / 8 are
+    // reversed, the rest copied.
+    let lb = lane_length(o.len_offset, size_at(AXIS)) * ELEM_BYTES;
+    let lb_vecs = lb >> 4u;
+    let shift = lb & 15u;
+    let reversed_words = vec2(lb >> 3u);
+    var hi = src[in_row + min(select(first, lb_vecs - first, 16u * first < lb), params.vecs - 1u)];
+    // A constant trip count, so that the loop unrolls; the bound is a mask.
+    for (var k = 0u; k < STEPS; k++) {
+        let j = first + k;
+        if (j < last) {
+            let reversed_only = 16u * (j + 1u) <= lb;
+            let x = src[in_row + select(j, lb_vecs - j - 1u, reversed_only)];
+            var reversed = funnel64(x, hi, shift);
+            if (ELEM_BYTES == 8u) {
+                reversed = reversed.yx;
+            }
+            let words = vec2(2u * j) + vec2(0u, 1u);
+            dst[out_row + j] = select(x, reversed, words < reversed_words);
+            hi = x;
+        }
+    }
+}
