@@ -37,7 +37,7 @@ type Record<'a> = dyn Fn(&mut wgpu::CommandEncoder) + 'a;
 
 /// A copy-kernel candidate (`benches/copy.wgsl`): 16-byte vectors per invocation,
 /// invocations that interleave them, and the words a vector is loaded as.
-#[derive(Clone, Copy, PartialEq)]
+#[derive(Clone, Copy)]
 struct CopyKernel {
     steps: u32,
     lanes: u32,
@@ -77,7 +77,7 @@ impl std::fmt::Display for CopyKernel {
 /// each invocation's vectors consecutive, or interleaved over 8 invocations (on
 /// lavapipe, 5–10% faster than the best consecutive one). Each runs on 32-bit
 /// words, and on 64-bit ones where the device has SHADER_INT64: lavapipe copied
-/// 1.2–1.45× the bytes a second that way.
+/// 1.3–1.5× the bytes a second that way.
 const COPY_SHAPES: [(u32, u32); 7] = [(1, 1), (2, 1), (4, 1), (8, 1), (2, 8), (4, 8), (8, 8)];
 
 struct Args {
@@ -365,21 +365,18 @@ impl Bench {
         times.into_iter().map(median).collect()
     }
 
-    /// Records copy kernel `kernel` over the first `bytes` bytes.
+    /// Records copy-kernel candidate `kernel` (an index into `copy_kernels`) over the
+    /// first `bytes` bytes.
     fn copy_kernel(
         &self,
-        kernel: CopyKernel,
+        kernel: usize,
         src: &wgpu::Buffer,
         dst: &wgpu::Buffer,
         bytes: u64,
         encoder: &mut wgpu::CommandEncoder,
     ) {
-        let (_, pipeline) = self
-            .copy_kernels
-            .iter()
-            .find(|(k, _)| *k == kernel)
-            .unwrap();
-        let steps = kernel.steps;
+        let (CopyKernel { steps, .. }, pipeline) = &self.copy_kernels[kernel];
+        let steps = *steps;
         fn binding(buffer: &wgpu::Buffer, offset: u64, bytes: u64) -> wgpu::BindingResource<'_> {
             wgpu::BindingResource::Buffer(wgpu::BufferBinding {
                 buffer,
@@ -422,14 +419,13 @@ impl Bench {
         }
     }
 
-    /// The fastest copy-kernel candidate on `bytes` bytes.
-    fn fastest_copy(&self, bytes: u64, seconds: f64) -> CopyKernel {
+    /// The fastest copy-kernel candidate on `bytes` bytes: its index into
+    /// `copy_kernels`.
+    fn fastest_copy(&self, bytes: u64, seconds: f64) -> usize {
         let src = self.storage(&vec![1; bytes as usize]);
         let dst = self.storage(&vec![0; bytes as usize]);
-        let runs: Vec<Box<Record>> = self
-            .copy_kernels
-            .iter()
-            .map(|&(kernel, _)| {
+        let runs: Vec<Box<Record>> = (0..self.copy_kernels.len())
+            .map(|kernel| {
                 let (src, dst) = (&src, &dst);
                 Box::new(move |e: &mut wgpu::CommandEncoder| {
                     self.copy_kernel(kernel, src, dst, bytes, e)
@@ -447,9 +443,9 @@ impl Bench {
             .zip(&times)
             .map(|((k, _), t)| format!("{}: {:.2}", k.short(), bytes as f64 / t / 1e9))
             .collect();
-        let best = self.copy_kernels[best].0;
         println!(
-            "copy kernel: {best}, the fastest of (vectors per invocation[/interleaved over][ ×64-bit]: GB/s) {}",
+            "copy kernel: {}, the fastest of (vectors per invocation[/interleaved over][ ×64-bit]: GB/s) {}",
+            self.copy_kernels[best].0,
             gbps.join(", ")
         );
         best
@@ -511,7 +507,7 @@ impl Bench {
     }
 
     /// Verifies `desc` against the reference, then times it beside both copies.
-    fn row(&self, layout: &str, desc: &ReverseSubsequences, copy: CopyKernel, seconds: f64) -> Row {
+    fn row(&self, layout: &str, desc: &ReverseSubsequences, copy: usize, seconds: f64) -> Row {
         let compiled: CompiledReverse = self.gpu.compile(desc).expect("compile");
         let tensors = self.prepare(desc);
         let op = Self::op(&compiled, &tensors);
@@ -780,7 +776,7 @@ fn main() {
         }
     }
     if let Some(path) = &args.json {
-        write_json(path, &info, copy, &rows, &windowed);
+        write_json(path, &info, bench.copy_kernels[copy].0, &rows, &windowed);
     }
     println!(
         "\ngeometric mean of the operator's time ÷ the copy kernel's: {:.2}×, ÷ copy_buffer_to_buffer's: {:.2}×",

@@ -79,7 +79,6 @@ fn main(
 
     // Row bytes are below 2^32, so none of this overflows.
     let lb = lane_length(o.len_offset, size_at(AXIS)) * ELEM_BYTES;
-    let lb_vecs = lb >> 4u;
     let shift = lb & 15u;
     // Words of the row below LB / 4 are wholly reversed and those above wholly
     // copied; word LB / 4 has its first LB mod 4 bytes reversed (1- and 2-byte
@@ -87,21 +86,17 @@ fn main(
     // a select.
     let reversed_words = vec4(lb >> 2u);
     let straddling = vec4((1u << ((lb & 3u) * 8u)) - 1u);
-    // The upper half of the first window: the vector above the mirror while the
-    // vector is wholly reversed, the row's first vector while it straddles LB
-    // (unused once it is wholly copied). Clamped into the row: with shift 0 it is
-    // not used, and may lie one past the row. Rows of 16-byte elements never use it
-    // (their shift is 0), yet skipping the load measured no faster on lavapipe: the
-    // cost there is each invocation's first touch of its cache lines, which the next
-    // load then pays instead (a profile put 10% of the kernel's samples on this
-    // load, against 1-3% on each later one).
-    var hi = src[in_row + min(select(first, lb_vecs - first, 16u * first < lb), params.vecs - 1u)];
+    // The upper half of the first window (`window_top`). Rows of 16-byte elements
+    // never use it (their shift is 0), yet skipping the load measured no faster on
+    // lavapipe: the cost there is each invocation's first touch of its cache lines,
+    // which the next load then pays instead (a profile put 10% of the kernel's
+    // samples on this load, against 1-3% on each later one).
+    var hi = src[in_row + window_top(first, lb)];
     // A constant trip count, so that the loop unrolls; the bound is a mask.
     for (var k = 0u; k < STEPS; k++) {
         let j = first + k;
         if (j < last) {
-            let reversed_only = 16u * (j + 1u) <= lb;
-            let x = src[in_row + select(j, lb_vecs - j - 1u, reversed_only)];
+            let x = src[in_row + window_source(j, lb)];
             let reversed = reverse_elements(funnel(x, hi, shift));
             let words = vec4(4u * j) + vec4(0u, 1u, 2u, 3u);
             var copied = x;

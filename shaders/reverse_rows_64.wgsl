@@ -29,16 +29,14 @@ fn main(
     // As in `reverse_rows.wgsl`, on 64-bit words: the row's words below LB / 8 are
     // reversed, the rest copied.
     let lb = lane_length(o.len_offset, size_at(AXIS)) * ELEM_BYTES;
-    let lb_vecs = lb >> 4u;
     let shift = lb & 15u;
     let reversed_words = vec2(lb >> 3u);
-    var hi = src[in_row + min(select(first, lb_vecs - first, 16u * first < lb), params.vecs - 1u)];
+    var hi = src[in_row + window_top(first, lb)];
     // A constant trip count, so that the loop unrolls; the bound is a mask.
     for (var k = 0u; k < STEPS; k++) {
         let j = first + k;
         if (j < last) {
-            let reversed_only = 16u * (j + 1u) <= lb;
-            let x = src[in_row + select(j, lb_vecs - j - 1u, reversed_only)];
+            let x = src[in_row + window_source(j, lb)];
             var reversed = funnel64(x, hi, shift);
             if (ELEM_BYTES == 8u) {
                 reversed = reversed.yx;

@@ -59,19 +59,16 @@ fn main(
 
     // Row bytes are below 2^32, so none of this overflows.
     let lb = len * ELEM_BYTES;
-    let lb_words = lb >> 2u;
     let shift = lb & 3u;
     // Word LB / 4 straddles LB: its first LB mod 4 bytes are reversed, the rest
     // copied; the shift is at most 3 bytes, so the mask's shift stays below 32.
     let straddling = (1u << (shift * 8u)) - 1u;
-    // The upper half of the first window, as in the vector kernel; clamped into the
-    // row (with shift 0 it is not used, and may lie one past the row).
-    var hi = src[in_row + min(select(first, lb_words - first, 4u * first < lb), params.vecs - 1u)];
+    var hi = src[in_row + window_top(first, lb)];
     for (var k = 0u; k < STEPS; k++) {
         let j = first + k;
         if (j < last) {
             let reversed_only = 4u * (j + 1u) <= lb;
-            let x = src[in_row + select(j, lb_words - j - 1u, reversed_only)];
+            let x = src[in_row + window_source(j, lb)];
             let reversed = reverse_in_word(funnel_word(x, hi, shift));
             let mask = select(select(0u, straddling, 4u * j < lb), 0xFFFFFFFFu, reversed_only);
             dst[out_row + j] = (reversed & mask) | (x & ~mask);

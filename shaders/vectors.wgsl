@@ -71,6 +71,21 @@ fn segment(id: u32) -> Segment {
     return Segment(row, first, min(first + STEPS, params.vecs));
 }
 
+// `Rows`' sliding window (`reverse_rows.wgsl`), with LB the row's length in bytes:
+// the vector that output vector `j` loads, the lower half of its window while it is
+// wholly reversed (it ends at or below LB), `j` itself from there on.
+fn window_source(j: u32, lb: u32) -> u32 {
+    return select(j, lb / VEC_BYTES - j - 1u, VEC_BYTES * (j + 1u) <= lb);
+}
+
+// The upper half of the window of output vector `first`: the vector above its
+// mirror while it is wholly reversed, `first` itself while it straddles LB (unused
+// once it is wholly copied). Clamped into the row: with a shift of 0 it is not
+// used, and may lie one past the row.
+fn window_top(first: u32, lb: u32) -> u32 {
+    return min(select(first, lb / VEC_BYTES - first, VEC_BYTES * first < lb), params.vecs - 1u);
+}
+
 // The work of one `Gather` invocation: a vector (or word) column of a run and the
 // axis positions [first, last) of it, STEPS at most. Invocations in order: column
 // within a band of `params.band` columns, block of STEPS positions

@@ -121,6 +121,25 @@ impl Variant {
         }
     }
 
+    /// The word sizes, in bits, the plan may load and store vectors of `vector_bytes`
+    /// as for elements of `element_bytes`: 32, and also 64 where a kernel moves
+    /// 16-byte vectors without computing on their 32-bit words (`Runs`, `Rows` of
+    /// elements of whole 64-bit words). lavapipe loads and stores a vector one
+    /// component at a time for each lane, so a vector as two 64-bit words costs
+    /// about half the memory instructions of four 32-bit ones: the ONNX layouts took
+    /// 0.77× the time that way (`Runs`, every width, three alternating rounds,
+    /// faster in 28 of 30 rows), 8- and 16-byte `innermost` and `strided` 0.80×
+    /// (`Rows`, three rounds, faster in 12 of 12). The other kernels compute on
+    /// 32-bit words (windows of narrower elements, networks, gathers of 4-byte
+    /// elements) and keep them.
+    pub(crate) const fn word_sizes(self, element_bytes: u32, vector_bytes: u32) -> &'static [u32] {
+        match self {
+            Variant::Runs if vector_bytes == 16 => &[32, 64],
+            Variant::Rows if vector_bytes == 16 && element_bytes >= 8 => &[32, 64],
+            _ => &[32],
+        }
+    }
+
     /// Every step count the plan may choose for elements of `element_bytes` in
     /// vectors of `vector_bytes`: the powers of two up to the most.
     pub(crate) fn step_counts(
@@ -329,23 +348,14 @@ impl Plan {
             invocations: invocations as u32,
         }
     }
-}
 
-impl Plan {
     /// Bits per component of the kernel's loads and stores of the tensors: 64 where
-    /// `Runs` moves 16-byte vectors, or `Rows` 16-byte vectors of 8- or 16-byte
-    /// elements, on a CPU adapter whose device has `SHADER_INT64` (`int64`), else 32.
-    /// lavapipe loads and stores a vector one component at a time for each lane, so
-    /// a vector as two 64-bit words costs about half the memory instructions of four
-    /// 32-bit ones: the ONNX layouts took 0.77× the time that way (every width,
-    /// three alternating rounds, faster in 28 of 30 rows). The other kernels compute
-    /// on 32-bit words (windows of narrower elements, networks, gathers of 4-byte
-    /// elements) and keep 32-bit loads.
+    /// [`Variant::word_sizes`] allows it, on a CPU adapter whose device has
+    /// `SHADER_INT64` (`int64`), else 32. On a GPU a 16-byte vector is one access
+    /// either way.
     pub(crate) fn word_bits(&self, tuning: Tuning, int64: bool, element_bytes: u32) -> u32 {
-        let wide = self.vector_bytes == 16
-            && (self.variant == Variant::Runs
-                || (self.variant == Variant::Rows && element_bytes >= 8));
-        if wide && int64 && tuning == Tuning::Cpu {
+        let sizes = self.variant.word_sizes(element_bytes, self.vector_bytes);
+        if sizes.contains(&64) && int64 && tuning == Tuning::Cpu {
             64
         } else {
             32

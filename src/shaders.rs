@@ -195,9 +195,7 @@ impl PipelineKey {
 
     /// Every key the cache can build: `General` for every rank and axis, `Rows` with
     /// the axis innermost, `Runs` and `Gather` with it outside, each vector variant
-    /// with every vector size and step count its plan may choose, and on 64-bit words
-    /// too where the 64-bit kernels apply (`Runs` on 16-byte vectors, `Rows` of 8-
-    /// and 16-byte elements on them).
+    /// with every vector size, word size and step count its plan may choose.
     pub fn all() -> impl Iterator<Item = PipelineKey> {
         Variant::ALL.into_iter().flat_map(|variant| {
             [1, 2, 4, 8, 16].into_iter().flat_map(move |element_bytes| {
@@ -208,13 +206,10 @@ impl PipelineKey {
                         variant
                             .step_counts(element_bytes, vector_bytes)
                             .flat_map(move |steps| {
-                                let wide = vector_bytes == 16
-                                    && (variant == Variant::Runs
-                                        || (variant == Variant::Rows && element_bytes >= 8));
-                                [32, 64]
-                                    .into_iter()
-                                    .filter(move |&bits| bits == 32 || wide)
-                                    .flat_map(move |word_bits| {
+                                variant
+                                    .word_sizes(element_bytes, vector_bytes)
+                                    .iter()
+                                    .flat_map(move |&word_bits| {
                                         keys(variant, steps, vector_bytes, element_bytes)
                                             .map(move |key| PipelineKey { word_bits, ..key })
                                     })
