@@ -14,7 +14,8 @@
 // (`lanes_of`); a last select keeps the rows at and past L. Garbage (rows past the
 // axis, or shifted in from past the last row) only reaches rows at or past L, which
 // that select drops. STEPS, the rows a column holds, is 8, 16, 32 or 64: the axis'
-// size rounded up.
+// size rounded up. The network computes on 32-bit words, whichever words the
+// bindings load and store (`load_vec`, `store_vec`).
 //
 // The order of memory accesses is what costs on lavapipe, not the selects. A SIMD
 // group walking its 64 rows alone took 4.5-5× a copy kernel's time with no network
@@ -279,7 +280,7 @@ fn row(base: u32, t: u32, n: u32, in_axis: u32) -> vec4<u32> {
     if (t >= n) {
         return vec4(0u);
     }
-    return src[vec_index(base + t * in_axis)];
+    return load_vec(vec_index(base + t * in_axis));
 }
 
 fn load8(base: u32, first: u32, n: u32, in_axis: u32) -> Rows8 {
@@ -293,7 +294,7 @@ fn load8(base: u32, first: u32, n: u32, in_axis: u32) -> Rows8 {
 // invocation has a column (`valid`) and the row is one of the axis' (below `n`).
 fn put(base: u32, t: u32, n: u32, valid: bool, out_axis: u32, v: vec4<u32>) {
     if (valid && t < n) {
-        dst[vec_index(base + t * out_axis)] = v;
+        store_vec(vec_index(base + t * out_axis), v);
     }
 }
 

@@ -10,7 +10,8 @@
 // computed at once, and every index into a vector is a constant: every stride but
 // the innermost is a whole number of vectors (the plan's condition), so element i
 // of a column lies at the same place in its input vector, whatever the position it
-// comes from.
+// comes from. It reads 32-bit words, whichever words the bindings hold
+// (`load_word`, `load_pair`, `load_vec`).
 //
 // Gathering, not scattering: reading input positions in order and storing each
 // element at its mirrored position moves the random accesses from loads to
@@ -65,15 +66,15 @@ fn vectors4(base: u32, t: u32, lens: vec4<u32>, in_axis: u32) -> vec4<u32> {
 
 // Four 1-byte elements from vectors `v`, the first in byte 0 of word `w`.
 fn bytes4(v: vec4<u32>, w: u32) -> u32 {
-    return (src[v.x][w] & 0xFFu) | (src[v.y][w] & 0xFF00u) | (src[v.z][w] & 0xFF0000u)
-        | (src[v.w][w] & 0xFF000000u);
+    return (load_word(v.x, w) & 0xFFu) | (load_word(v.y, w) & 0xFF00u) | (load_word(v.z, w) & 0xFF0000u)
+        | (load_word(v.w, w) & 0xFF000000u);
 }
 
 // Four 2-byte elements from vectors `v`, the first in the low half of word `w`.
 fn halves4(v: vec4<u32>, w: u32) -> vec2<u32> {
     return vec2(
-        (src[v.x][w] & 0xFFFFu) | (src[v.y][w] & 0xFFFF0000u),
-        (src[v.z][w + 1u] & 0xFFFFu) | (src[v.w][w + 1u] & 0xFFFF0000u),
+        (load_word(v.x, w) & 0xFFFFu) | (load_word(v.y, w) & 0xFFFF0000u),
+        (load_word(v.z, w + 1u) & 0xFFFFu) | (load_word(v.w, w + 1u) & 0xFFFF0000u),
     );
 }
 
@@ -94,14 +95,14 @@ fn gather(base: u32, t: u32, l: Lengths, in_axis: u32) -> vec4<u32> {
         }
         case 4u: {
             let v = vectors4(base, t, l.a, in_axis);
-            return vec4(src[v.x].x, src[v.y].y, src[v.z].z, src[v.w].w);
+            return vec4(load_word(v.x, 0u), load_word(v.y, 1u), load_word(v.z, 2u), load_word(v.w, 3u));
         }
         case 8u: {
             let v = vectors4(base, t, l.a, in_axis);
-            return vec4(src[v.x].xy, src[v.y].zw);
+            return vec4(load_pair(v.x, 0u), load_pair(v.y, 1u));
         }
         default: {
-            return src[vectors4(base, t, l.a, in_axis).x];
+            return load_vec(vectors4(base, t, l.a, in_axis).x);
         }
     }
 }
@@ -117,7 +118,7 @@ fn gathered(work: Column, k: u32, base: u32, l: Lengths, in_axis: u32) -> vec4<u
 fn put(work: Column, k: u32, out: u32, out_axis: u32, v: vec4<u32>) {
     let t = work.first + k;
     if (t < work.last) {
-        dst[vec_index(out + t * out_axis)] = v;
+        store_vec(vec_index(out + t * out_axis), v);
     }
 }
 
@@ -162,7 +163,7 @@ fn touch_ahead(work: Column, in_axis: u32) -> u32 {
         column = work.column - work.band * params.band.value;
     }
     let element = start + (work.first + (work.column & 3u)) * in_axis + (column & ~3u) * ELEMS_PER_VEC;
-    return src[min(vec_index(element), arrayLength(&src) - 1u)].x;
+    return load_word(min(vec_index(element), arrayLength(&src) - 1u), 0u);
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
@@ -200,7 +201,7 @@ fn main(
             if (t >= work.last) {
                 break;
             }
-            dst[vec_index(out + t * out_axis)] = gather(base, t, l, in_axis);
+            store_vec(vec_index(out + t * out_axis), gather(base, t, l, in_axis));
         }
         return;
     }

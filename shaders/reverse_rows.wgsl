@@ -10,6 +10,11 @@
 // or past LB are copied from source vector j, which is what the step loads once the
 // reversed part is behind it.
 //
+// The window computes on 32-bit words, loaded and stored through `load_vec` and
+// `store_vec`: 16-byte vectors of four words (`bind_vec4.wgsl`), or of two 64-bit
+// words split in registers on a CPU adapter that has them (`bind_vec2_u64.wgsl`,
+// 1- to 4-byte elements; 8- and 16-byte ones take `reverse_rows_64.wgsl`).
+//
 // Where the time goes on lavapipe, against the benchmark's copy kernel (`innermost`,
 // 1- to 16-byte elements, four alternating rounds of stripped builds): this kernel
 // reduced to copying its STEPS vectors in order (no lengths, no mirror) took 1.15×
@@ -91,12 +96,12 @@ fn main(
     // lavapipe: the cost there is each invocation's first touch of its cache lines,
     // which the next load then pays instead (a profile put 10% of the kernel's
     // samples on this load, against 1-3% on each later one).
-    var hi = src[in_row + window_top(first, lb)];
+    var hi = load_vec(in_row + window_top(first, lb));
     // A constant trip count, so that the loop unrolls; the bound is a mask.
     for (var k = 0u; k < STEPS; k++) {
         let j = first + k;
         if (j < last) {
-            let x = src[in_row + window_source(j, lb)];
+            let x = load_vec(in_row + window_source(j, lb));
             let reversed = reverse_elements(funnel(x, hi, shift));
             let words = vec4(4u * j) + vec4(0u, 1u, 2u, 3u);
             var copied = x;
@@ -104,7 +109,7 @@ fn main(
                 let mask = select(vec4(0u), straddling, words == reversed_words);
                 copied = (reversed & mask) | (x & ~mask);
             }
-            dst[out_row + j] = select(copied, reversed, words < reversed_words);
+            store_vec(out_row + j, select(copied, reversed, words < reversed_words));
             hi = x;
         }
     }

@@ -79,9 +79,9 @@ impl Gpu {
         let (device, queue) = adapter
             .request_device(&wgpu::DeviceDescriptor {
                 label: Some("revseq"),
-                // 64-bit words where the adapter has them: on a CPU adapter `Runs`,
-                // and `Rows` of 8- and 16-byte elements, move their vectors as two of
-                // them (`Variant::word_sizes`).
+                // 64-bit words where the adapter has them: on a CPU adapter most
+                // vector kernels move their vectors as two of them
+                // (`Variant::word_sizes`).
                 required_features: adapter.features() & wgpu::Features::SHADER_INT64,
                 required_limits: adapter.limits(),
                 ..Default::default()
@@ -96,8 +96,8 @@ impl Gpu {
 
     /// Wraps a device the caller owns. The kernels need no optional feature and
     /// only the default limits; larger limits allow larger tensors, and
-    /// [`wgpu::Features::SHADER_INT64`] lets a CPU adapter move runs, and rows of 8-
-    /// and 16-byte elements, as 64-bit words, which is faster there
+    /// [`wgpu::Features::SHADER_INT64`] lets a CPU adapter move most vectors as
+    /// 64-bit words, which is faster there
     /// ([`PipelineKey::word_bits`](crate::shaders::PipelineKey::word_bits)).
     /// The plan is tuned for the adapter's device type ([`Tuning::for_adapter`]).
     ///

@@ -122,20 +122,27 @@ impl Variant {
     }
 
     /// The word sizes, in bits, the plan may load and store vectors of `vector_bytes`
-    /// as for elements of `element_bytes`: 32, and also 64 where a kernel moves
-    /// 16-byte vectors without computing on their 32-bit words (`Runs`, `Rows` of
-    /// elements of whole 64-bit words). lavapipe loads and stores a vector one
-    /// component at a time for each lane, so a vector as two 64-bit words costs
-    /// about half the memory instructions of four 32-bit ones: the ONNX layouts took
-    /// 0.77× the time that way (`Runs`, every width, three alternating rounds,
-    /// faster in 28 of 30 rows), 8- and 16-byte `innermost` and `strided` 0.80×
-    /// (`Rows`, three rounds, faster in 12 of 12). The other kernels compute on
-    /// 32-bit words (windows of narrower elements, networks, gathers of 4-byte
-    /// elements) and keep them.
+    /// as for elements of `element_bytes`: 32, and also 64 where that measured
+    /// faster. lavapipe loads and stores a vector one component at a time for each
+    /// lane, so a vector as two 64-bit words costs about half the memory
+    /// instructions of four 32-bit ones; kernels that compute on 32-bit words split
+    /// and join them in registers (`load_vec`, `store_vec` in
+    /// `bind_vec2_u64.wgsl`). Measured on lavapipe against the same kernel on 32-bit
+    /// words, alternating builds: the ONNX layouts took 0.77× the time (`Runs`,
+    /// every width, three rounds, faster in 28 of 30 rows); 8- and 16-byte
+    /// `innermost` and `strided` 0.80× (`Rows`, three rounds, 12 of 12), 1-, 2- and
+    /// 4-byte ones 0.62× (two rounds, 12 of 12); 4- and 8-byte `middle` and
+    /// `outermost` 0.88× (`Columns`, two runs of two rounds, 16 of 16), but 1- and
+    /// 2-byte ones 1.05-1.1×, whose network is the larger cost; 16-byte `middle`
+    /// and `outermost` 0.68× (`Gather`, three rounds, 6 of 6). `Gather` of
+    /// narrower elements loads one 32-bit word an element either way and keeps
+    /// 32; so do kernels on 32-bit words, which a 64-bit word would not divide.
     pub(crate) const fn word_sizes(self, element_bytes: u32, vector_bytes: u32) -> &'static [u32] {
         match self {
             Variant::Runs if vector_bytes == 16 => &[32, 64],
-            Variant::Rows if vector_bytes == 16 && element_bytes >= 8 => &[32, 64],
+            Variant::Rows if vector_bytes == 16 => &[32, 64],
+            Variant::Columns if element_bytes >= 4 => &[32, 64],
+            Variant::Gather if vector_bytes == 16 && element_bytes >= 8 => &[32, 64],
             _ => &[32],
         }
     }
@@ -352,7 +359,7 @@ impl Plan {
     /// Bits per component of the kernel's loads and stores of the tensors: 64 where
     /// [`Variant::word_sizes`] allows it, on a CPU adapter whose device has
     /// `SHADER_INT64` (`int64`), else 32. On a GPU a 16-byte vector is one access
-    /// either way.
+    /// either way, and none was measured there.
     pub(crate) fn word_bits(&self, tuning: Tuning, int64: bool, element_bytes: u32) -> u32 {
         let sizes = self.variant.word_sizes(element_bytes, self.vector_bytes);
         if sizes.contains(&64) && int64 && tuning == Tuning::Cpu {
@@ -540,10 +547,39 @@ mod tests {
         assert_eq!(cpu.word_bits(Tuning::Cpu, true, 4), 64);
         assert_eq!(cpu.word_bits(Tuning::Cpu, false, 4), 32);
         assert_eq!(gpu.word_bits(Tuning::Gpu, true, 4), 32);
-        // Rows too, of 8- and 16-byte elements.
-        let rows = plan(DataType::Float32, &[100, 64], 1, true);
-        assert_eq!(rows.word_bits(Tuning::Cpu, true, 4), 32);
-        let rows = plan(DataType::Float64, &[100, 64], 1, true);
-        assert_eq!(rows.word_bits(Tuning::Cpu, true, 8), 64);
+        // Rows too on 16-byte vectors, of every width, but not on 32-bit words.
+        for (dtype, bytes) in [
+            (DataType::Uint8, 1),
+            (DataType::Float32, 4),
+            (DataType::Float64, 8),
+        ] {
+            let rows = plan(dtype, &[100, 64], 1, true);
+            assert_eq!((rows.variant, rows.vector_bytes), (Variant::Rows, 16));
+            assert_eq!(rows.word_bits(Tuning::Cpu, true, bytes), 64);
+        }
+        let words = plan(DataType::Float32, &[100, 3], 1, true);
+        assert_eq!((words.variant, words.vector_bytes), (Variant::Rows, 4));
+        assert_eq!(words.word_bits(Tuning::Cpu, true, 4), 32);
+        // Columns of 4- and 8-byte elements, not of 1- and 2-byte ones.
+        for (dtype, bytes, bits) in [
+            (DataType::Uint8, 1, 32),
+            (DataType::Float16, 2, 32),
+            (DataType::Float32, 4, 64),
+            (DataType::Float64, 8, 64),
+        ] {
+            let columns = plan(dtype, &[64, 128], 0, true);
+            assert_eq!(columns.variant, Variant::Columns);
+            assert_eq!(columns.word_bits(Tuning::Cpu, true, bytes), bits);
+        }
+        // Gathers of 8- and 16-byte elements, not of narrower ones.
+        for (dtype, bytes, bits) in [
+            (DataType::Float32, 4, 32),
+            (DataType::Float64, 8, 64),
+            (DataType::Complex128, 16, 64),
+        ] {
+            let gather = plan(dtype, &[100, 64], 0, true);
+            assert_eq!((gather.variant, gather.vector_bytes), (Variant::Gather, 16));
+            assert_eq!(gather.word_bits(Tuning::Cpu, true, bytes), bits);
+        }
     }
 }

@@ -13,8 +13,8 @@ use crate::Variant;
 pub const WORKGROUP_SIZE: u32 = 256;
 
 /// A compute kernel: `shaders/common.wgsl`, then for the vector kernels the
-/// bindings (`bind_vec4.wgsl` or `bind_word.wgsl`) and `vectors.wgsl`, then its own
-/// file.
+/// bindings (`bind_vec4.wgsl`, `bind_vec2_u64.wgsl` or `bind_word.wgsl`) and
+/// `vectors.wgsl`, then its own file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Kernel {
     /// [`Variant::General`], elements of 4, 8 or 16 bytes: one invocation per output
@@ -29,8 +29,13 @@ pub enum Kernel {
     /// 16-byte vectors.
     RowsWords,
     /// [`Variant::Rows`] of 8- and 16-byte elements on 16-byte vectors loaded and
-    /// stored as two 64-bit words ([`PipelineKey::word_bits`] 64).
+    /// stored as two 64-bit words and computed on as such
+    /// ([`PipelineKey::word_bits`] 64).
     Rows64,
+    /// [`Variant::Rows`] of 1- to 4-byte elements on 16-byte vectors loaded and
+    /// stored as two 64-bit words and computed on as four 32-bit ones
+    /// ([`PipelineKey::word_bits`] 64).
+    RowsSplit64,
     /// [`Variant::Runs`] on 16-byte vectors.
     Runs,
     /// [`Variant::Runs`] on 32-bit words: runs that are whole words but not whole
@@ -41,11 +46,17 @@ pub enum Kernel {
     Runs64,
     /// [`Variant::Gather`] on 16-byte vectors.
     Gather,
+    /// [`Variant::Gather`] on 16-byte vectors loaded and stored as two 64-bit words
+    /// ([`PipelineKey::word_bits`] 64).
+    Gather64,
     /// [`Variant::Gather`] on 32-bit words: runs that are whole words but not whole
     /// 16-byte vectors.
     GatherWords,
     /// [`Variant::Columns`], on 16-byte vectors.
     Columns,
+    /// [`Variant::Columns`] on 16-byte vectors loaded and stored as two 64-bit words
+    /// ([`PipelineKey::word_bits`] 64).
+    Columns64,
 }
 
 macro_rules! vector_kernel {
@@ -61,18 +72,21 @@ macro_rules! vector_kernel {
 
 impl Kernel {
     /// Every kernel.
-    pub const ALL: [Kernel; 11] = [
+    pub const ALL: [Kernel; 14] = [
         Kernel::Words,
         Kernel::Subword,
         Kernel::Rows,
         Kernel::RowsWords,
         Kernel::Rows64,
+        Kernel::RowsSplit64,
         Kernel::Runs,
         Kernel::RunsWords,
         Kernel::Runs64,
         Kernel::Gather,
+        Kernel::Gather64,
         Kernel::GatherWords,
         Kernel::Columns,
+        Kernel::Columns64,
     ];
 
     /// The complete WGSL source.
@@ -89,14 +103,17 @@ impl Kernel {
             Kernel::Rows => vector_kernel!("bind_vec4.wgsl", "reverse_rows.wgsl"),
             Kernel::RowsWords => vector_kernel!("bind_word.wgsl", "reverse_rows_words.wgsl"),
             Kernel::Rows64 => vector_kernel!("bind_vec2_u64.wgsl", "reverse_rows_64.wgsl"),
+            Kernel::RowsSplit64 => vector_kernel!("bind_vec2_u64.wgsl", "reverse_rows.wgsl"),
             Kernel::Runs => vector_kernel!("bind_vec4.wgsl", "reverse_runs.wgsl"),
             Kernel::RunsWords => vector_kernel!("bind_word.wgsl", "reverse_runs.wgsl"),
             Kernel::Runs64 => vector_kernel!("bind_vec2_u64.wgsl", "reverse_runs.wgsl"),
             Kernel::Gather => vector_kernel!("bind_vec4.wgsl", "reverse_gather.wgsl"),
+            Kernel::Gather64 => vector_kernel!("bind_vec2_u64.wgsl", "reverse_gather.wgsl"),
             Kernel::GatherWords => {
                 vector_kernel!("bind_word.wgsl", "reverse_gather_words.wgsl")
             }
             Kernel::Columns => vector_kernel!("bind_vec4.wgsl", "reverse_columns.wgsl"),
+            Kernel::Columns64 => vector_kernel!("bind_vec2_u64.wgsl", "reverse_columns.wgsl"),
         }
     }
 
@@ -108,12 +125,15 @@ impl Kernel {
             Kernel::Rows => "revseq::reverse_rows",
             Kernel::RowsWords => "revseq::reverse_rows_words",
             Kernel::Rows64 => "revseq::reverse_rows_64",
+            Kernel::RowsSplit64 => "revseq::reverse_rows_split_64",
             Kernel::Runs => "revseq::reverse_runs",
             Kernel::RunsWords => "revseq::reverse_runs_words",
             Kernel::Runs64 => "revseq::reverse_runs_64",
             Kernel::Gather => "revseq::reverse_gather",
+            Kernel::Gather64 => "revseq::reverse_gather_64",
             Kernel::GatherWords => "revseq::reverse_gather_words",
             Kernel::Columns => "revseq::reverse_columns",
+            Kernel::Columns64 => "revseq::reverse_columns_64",
         }
     }
 
@@ -142,8 +162,9 @@ pub struct PipelineKey {
     /// Whether sequence lengths are signed.
     pub signed_lengths: bool,
     /// Bits per component of the kernel's loads and stores of the tensors: 64 for
-    /// `Runs` on 16-byte vectors, and `Rows` of 8- and 16-byte elements on them, on a
-    /// CPU adapter whose device has [`wgpu::Features::SHADER_INT64`], else 32.
+    /// `Runs` and `Rows` on 16-byte vectors, `Columns` of 4- and 8-byte elements and
+    /// `Gather` of 8- and 16-byte ones, on a CPU adapter whose device has
+    /// [`wgpu::Features::SHADER_INT64`], else 32.
     pub word_bits: u32,
 }
 
@@ -154,13 +175,16 @@ impl PipelineKey {
             Variant::General if self.element_bytes < 4 => Kernel::Subword,
             Variant::General => Kernel::Words,
             Variant::Rows if self.vector_bytes == 4 => Kernel::RowsWords,
-            Variant::Rows if self.word_bits == 64 => Kernel::Rows64,
+            Variant::Rows if self.word_bits == 64 && self.element_bytes >= 8 => Kernel::Rows64,
+            Variant::Rows if self.word_bits == 64 => Kernel::RowsSplit64,
             Variant::Rows => Kernel::Rows,
             Variant::Runs if self.vector_bytes == 4 => Kernel::RunsWords,
             Variant::Runs if self.word_bits == 64 => Kernel::Runs64,
             Variant::Runs => Kernel::Runs,
             Variant::Gather if self.vector_bytes == 4 => Kernel::GatherWords,
+            Variant::Gather if self.word_bits == 64 => Kernel::Gather64,
             Variant::Gather => Kernel::Gather,
+            Variant::Columns if self.word_bits == 64 => Kernel::Columns64,
             Variant::Columns => Kernel::Columns,
         }
     }
@@ -180,12 +204,15 @@ impl PipelineKey {
             Kernel::Rows
             | Kernel::RowsWords
             | Kernel::Rows64
+            | Kernel::RowsSplit64
             | Kernel::Runs
             | Kernel::RunsWords
             | Kernel::Runs64
             | Kernel::Gather
+            | Kernel::Gather64
             | Kernel::GatherWords
-            | Kernel::Columns => constants.extend([
+            | Kernel::Columns
+            | Kernel::Columns64 => constants.extend([
                 ("ELEM_BYTES", f64::from(self.element_bytes)),
                 ("STEPS", f64::from(self.steps)),
             ]),

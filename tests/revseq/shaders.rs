@@ -3,12 +3,19 @@
 
 use revseq::shaders::{Kernel, PipelineKey};
 
-/// A validator with no optional capability but 64-bit integers for the kernel that
-/// moves 64-bit words: every other kernel runs on any WebGPU device.
+/// A validator with no optional capability but 64-bit integers for the kernels that
+/// move 64-bit words: every other kernel runs on any WebGPU device.
 fn validator(kernel: Kernel) -> naga::valid::Validator {
     naga::valid::Validator::new(
         naga::valid::ValidationFlags::all(),
-        if matches!(kernel, Kernel::Runs64 | Kernel::Rows64) {
+        if matches!(
+            kernel,
+            Kernel::Runs64
+                | Kernel::Rows64
+                | Kernel::RowsSplit64
+                | Kernel::Columns64
+                | Kernel::Gather64
+        ) {
             naga::valid::Capabilities::SHADER_INT64
         } else {
             naga::valid::Capabilities::empty()
@@ -63,8 +70,10 @@ fn every_specialisation_parses_validates_and_translates() {
     // Gather: the same 28 pairs, 1- and 2-byte widths × 4 step counts (to 8) and
     // wider ones × 3 (to 4), on 16-byte vectors (5 widths) and on words (4 widths);
     // Columns: the 28 pairs, 4 widths (below 16 bytes) × 4 row counts (8 to 64);
-    // Runs on 16-byte vectors again on 64-bit words: 5 widths × 28 × 5; Rows of 8-
-    // and 16-byte elements on them: 2 widths × 8 × 4).
+    // again on 64-bit words: Runs on 16-byte vectors, 5 widths × 28 × 5; Rows on
+    // them, 2 widths (8, 16 bytes: `Rows64`) × 8 × 4; Columns, 2 widths (4, 8
+    // bytes) × 4 × 28; Gather, 2 widths (8, 16 bytes) × 3 × 28; Rows, 3 widths (1,
+    // 2, 4 bytes: `RowsSplit64`) × 8 × 4).
     assert_eq!(
         checked,
         4 * (5 * 36
@@ -76,6 +85,9 @@ fn every_specialisation_parses_validates_and_translates() {
             + (2 * 4 + 2 * 3) * 28
             + 4 * 4 * 28
             + 5 * 28 * 5
-            + 2 * 8 * 4)
+            + 2 * 8 * 4
+            + 2 * 4 * 28
+            + 2 * 3 * 28
+            + 3 * 8 * 4)
     );
 }

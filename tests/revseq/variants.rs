@@ -204,12 +204,12 @@ fn each_layout_selects_its_variant() {
 }
 
 #[test]
-fn runs_and_wide_rows_move_64_bit_words_on_a_cpu_adapter_whose_device_has_them() {
+fn vector_kernels_move_64_bit_words_on_a_cpu_adapter_whose_device_has_them() {
     // `Gpu::new` asks for SHADER_INT64 where the adapter offers it (lavapipe's
-    // Vulkan does; wgpu's GL backend and WebGPU do not). There `Runs` on 16-byte
-    // vectors, and `Rows` of 8- and 16-byte elements on them, move 64-bit words; a
-    // device without it, and the GPU tuning, move 32-bit ones. Same results
-    // required.
+    // Vulkan does; wgpu's GL backend and WebGPU do not). There `Runs` and `Rows` on
+    // 16-byte vectors, `Columns` of 4- and 8-byte elements and `Gather` of 8- and
+    // 16-byte ones move 64-bit words; a device without it, and the GPU tuning, move
+    // 32-bit ones. Same results required.
     let int64 = gpu()
         .device()
         .features()
@@ -281,8 +281,7 @@ fn runs_and_wide_rows_move_64_bit_words_on_a_cpu_adapter_whose_device_has_them()
             }
             for (d, variant, vectors) in cases {
                 let key = check_on(gpu(), &mut rng, &d, variant);
-                let kernel = variant == Variant::Runs || w >= 8;
-                let wide = vectors && kernel && int64 && gpu().tuning() == Tuning::Cpu;
+                let wide = vectors && int64 && gpu().tuning() == Tuning::Cpu;
                 assert_eq!(key.word_bits, if wide { 64 } else { 32 }, "{key:?}");
                 assert_eq!(key.vector_bytes, if vectors { 16 } else { 4 });
                 let key = check_on(&plain, &mut rng, &d, variant);
@@ -291,9 +290,30 @@ fn runs_and_wide_rows_move_64_bit_words_on_a_cpu_adapter_whose_device_has_them()
                 assert_eq!(key.word_bits, 32, "{key:?}");
             }
         }
-        // Gather keeps 32-bit words.
-        let d = desc(data_type, &[70, 3 * v], 0, DataType::Uint32, None);
-        assert_eq!(check_on(gpu(), &mut rng, &d, Variant::Gather).word_bits, 32);
+        // Lengths per element: `Columns` along an axis of up to 64 positions (of
+        // elements below 16 bytes) on a CPU, `Gather` along longer ones, and every
+        // one on a GPU; 64-bit words for 4- and 8-byte columns and 8- and 16-byte
+        // gathers.
+        let short = desc(data_type, &[9, 3 * v], 0, DataType::Uint32, None);
+        let long = desc(data_type, &[70, 3 * v], 0, DataType::Int64, None);
+        let columns = if w < 16 {
+            Variant::Columns
+        } else {
+            Variant::Gather
+        };
+        let cpu = gpu().tuning() == Tuning::Cpu;
+        for (d, variant, wide) in [(&short, columns, w >= 4), (&long, Variant::Gather, w >= 8)] {
+            let variant = if cpu { variant } else { Variant::Gather };
+            let key = check_on(gpu(), &mut rng, d, variant);
+            assert_eq!(
+                key.word_bits,
+                if wide && int64 && cpu { 64 } else { 32 },
+                "{key:?}"
+            );
+            assert_eq!(check_on(&plain, &mut rng, d, variant).word_bits, 32);
+            let tuned = gpu().with_tuning(Tuning::Gpu);
+            assert_eq!(check_on(&tuned, &mut rng, d, Variant::Gather).word_bits, 32);
+        }
     }
 }
 
