@@ -106,16 +106,23 @@ impl CompiledReverse {
         )?;
         let tuning = gpu.inner.tuning;
         let int64 = gpu.inner.int64;
-        let key_of = |plan: &Plan, piece: &Dispatch| PipelineKey {
-            variant: plan.variant,
-            steps: plan.steps,
-            vector_bytes: plan.vector_bytes,
-            element_bytes,
-            rank: piece.layout.rank() as u32,
-            axis: piece.layout.axis as u32,
-            length_bytes,
-            signed_lengths: desc.sequence_lengths.data_type().is_signed_integer(),
-            word_bits: plan.word_bits(tuning, int64, element_bytes),
+        let key_of = |plan: &Plan, piece: &Dispatch| {
+            let key = PipelineKey {
+                variant: plan.variant,
+                steps: plan.steps,
+                vector_bytes: plan.vector_bytes,
+                element_bytes,
+                rank: piece.layout.rank() as u32,
+                axis: piece.layout.axis as u32,
+                length_bytes,
+                signed_lengths: desc.sequence_lengths.data_type().is_signed_integer(),
+                word_bits: plan.word_bits(tuning, int64, element_bytes),
+                whole_rows: false,
+            };
+            PipelineKey {
+                whole_rows: plan.whole_rows() && key.kernel().has_whole_rows(),
+                ..key
+            }
         };
         // One pipeline for every dispatch: the plan's variant where every piece can
         // run it from a vector-aligned start, else the general kernels.

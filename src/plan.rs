@@ -226,6 +226,12 @@ pub(crate) struct Plan {
 }
 
 impl Plan {
+    /// Whether each `Rows` invocation holds a whole row: rows of at most `steps`
+    /// 16-byte vectors.
+    pub(crate) fn whole_rows(&self) -> bool {
+        self.variant == Variant::Rows && self.vector_bytes == 16 && self.vecs <= self.steps
+    }
+
     /// The `General` plan: one invocation per output element (4 bytes and wider) or
     /// per 32-bit word of the `output_bytes` the output binding spans.
     pub(crate) fn general(layout: &Layout, element_bytes: u32, output_bytes: u64) -> Plan {

@@ -137,6 +137,12 @@ impl Kernel {
         }
     }
 
+    /// Whether the kernel has a specialisation for rows that an invocation holds
+    /// whole ([`PipelineKey::whole_rows`]).
+    pub const fn has_whole_rows(self) -> bool {
+        matches!(self, Kernel::Rows | Kernel::RowsSplit64)
+    }
+
     /// The entry point.
     pub const ENTRY_POINT: &'static str = "main";
 }
@@ -166,6 +172,10 @@ pub struct PipelineKey {
     /// `Gather` of 8- and 16-byte ones, on a CPU adapter whose device has
     /// [`wgpu::Features::SHADER_INT64`], else 32.
     pub word_bits: u32,
+    /// Whether each invocation holds a whole row, for the kernels of `Rows` that
+    /// compute on 32-bit words ([`Kernel::has_whole_rows`]): rows of at most `steps`
+    /// vectors, whose invocations then load each vector once. False for the rest.
+    pub whole_rows: bool,
 }
 
 impl PipelineKey {
@@ -217,6 +227,9 @@ impl PipelineKey {
                 ("STEPS", f64::from(self.steps)),
             ]),
         }
+        if self.kernel().has_whole_rows() {
+            constants.push(("WHOLE_ROWS", f64::from(u8::from(self.whole_rows))));
+        }
         constants
     }
 
@@ -237,8 +250,21 @@ impl PipelineKey {
                                     .word_sizes(element_bytes, vector_bytes)
                                     .iter()
                                     .flat_map(move |&word_bits| {
-                                        keys(variant, steps, vector_bytes, element_bytes)
-                                            .map(move |key| PipelineKey { word_bits, ..key })
+                                        keys(variant, steps, vector_bytes, element_bytes).flat_map(
+                                            move |key| {
+                                                let key = PipelineKey { word_bits, ..key };
+                                                let whole: &[bool] =
+                                                    if key.kernel().has_whole_rows() {
+                                                        &[false, true]
+                                                    } else {
+                                                        &[false]
+                                                    };
+                                                whole.iter().map(move |&whole_rows| PipelineKey {
+                                                    whole_rows,
+                                                    ..key
+                                                })
+                                            },
+                                        )
                                     })
                             })
                     })
@@ -274,6 +300,7 @@ fn keys(
                         length_bytes,
                         signed_lengths,
                         word_bits: 32,
+                        whole_rows: false,
                     },
                 )
             })

@@ -73,7 +73,8 @@ fn every_specialisation_parses_validates_and_translates() {
     // again on 64-bit words: Runs on 16-byte vectors, 5 widths × 28 × 5; Rows on
     // them, 2 widths (8, 16 bytes: `Rows64`) × 8 × 4; Columns, 2 widths (4, 8
     // bytes) × 4 × 28; Gather, 2 widths (8, 16 bytes) × 3 × 28; Rows, 3 widths (1,
-    // 2, 4 bytes: `RowsSplit64`) × 8 × 4).
+    // 2, 4 bytes: `RowsSplit64`) × 8 × 4; and both again for rows an invocation
+    // holds whole: 5 × 8 × 4 and 3 × 8 × 4).
     assert_eq!(
         checked,
         4 * (5 * 36
@@ -88,6 +89,8 @@ fn every_specialisation_parses_validates_and_translates() {
             + 2 * 8 * 4
             + 2 * 4 * 28
             + 2 * 3 * 28
+            + 3 * 8 * 4
+            + 5 * 8 * 4
             + 3 * 8 * 4)
     );
 }

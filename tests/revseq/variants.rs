@@ -450,6 +450,43 @@ fn fast_paths_end_exactly_at_their_boundaries() {
 }
 
 #[test]
+fn rows_in_one_invocation_match_the_reference_at_every_length() {
+    // A row of at most STEPS vectors runs in one invocation, which loads each of its
+    // vectors once in an order set by the row's length: rows of 1 to 9 vectors (9
+    // is past the CPU's 8), each row of the tensor its own length from 0 to past the
+    // axis, every width, under both tunings, on the default device (64-bit words on
+    // lavapipe's Vulkan) and on one without SHADER_INT64.
+    let plain = gpu_with_limits(|_| {});
+    let mut rng = Rng::new(31);
+    for data_type in WIDTHS {
+        for vecs in 1..=9 {
+            let n = elements(data_type, 16 * vecs);
+            if n == 1 {
+                // An axis of one element reverses nothing: the general kernel.
+                continue;
+            }
+            let d = desc(data_type, &[n + 2, n], 1, DataType::Uint32, None);
+            let lengths: Vec<u8> = (0..n + 2).flat_map(|len| len.to_le_bytes()).collect();
+            for device in [gpu(), &plain] {
+                for tuning in [Tuning::Cpu, Tuning::Gpu] {
+                    let device = device.with_tuning(tuning);
+                    let compiled = device.compile(&d).unwrap();
+                    assert_eq!(compiled.variant(), Variant::Rows, "{d:?}");
+                    let key = compiled.key();
+                    assert_eq!(key.vector_bytes, 16);
+                    // The CPU tuning takes up to 8 vectors an invocation, the GPU one.
+                    let most = if tuning == Tuning::Cpu { 8 } else { 1 };
+                    let whole = vecs <= most && key.kernel().has_whole_rows();
+                    assert_eq!(key.whole_rows, whole, "{key:?}");
+                    let input = rng.bytes(d.input.min_size_in_bytes() as usize);
+                    assert_matches_reference_on(&device, &d, &input, &lengths);
+                }
+            }
+        }
+    }
+}
+
+#[test]
 fn columns_end_exactly_at_their_boundaries() {
     // Columns holds up to 64 positions of the axis in blocks of 8 rows, one column of
     // a run per invocation: axes just inside and past each block and past 64; runs of
