@@ -112,8 +112,10 @@ fn output_vector(w: Window, j: u32, x: vec4<u32>, hi: vec4<u32>) -> vec4<u32> {
 fn whole_row(in_row: u32, out_row: u32, lb: u32) {
     let w = window_of(lb);
     let n = params.vecs;
-    let top = min(lb / VEC_BYTES, n - 1u);
-    let jt = select(lb / VEC_BYTES, 0u, lb / VEC_BYTES >= n);
+    // The vector where LB falls (n where the whole row is reversed).
+    let at = lb / VEC_BYTES;
+    let top = min(at, n - 1u);
+    let jt = select(at, 0u, at >= n);
     let t = load_vec(in_row + top);
     // The last two vectors loaded.
     var p1 = t;

@@ -137,6 +137,19 @@ impl Kernel {
         }
     }
 
+    /// Bits per word of its loads and stores of the tensors: 64 for the kernels
+    /// that need [`wgpu::Features::SHADER_INT64`], else 32.
+    pub const fn word_bits(self) -> u32 {
+        match self {
+            Kernel::Rows64
+            | Kernel::RowsSplit64
+            | Kernel::Runs64
+            | Kernel::Gather64
+            | Kernel::Columns64 => 64,
+            _ => 32,
+        }
+    }
+
     /// Whether the kernel has a specialisation for rows that an invocation holds
     /// whole ([`PipelineKey::whole_rows`]).
     pub const fn has_whole_rows(self) -> bool {

@@ -8,14 +8,7 @@ use revseq::shaders::{Kernel, PipelineKey};
 fn validator(kernel: Kernel) -> naga::valid::Validator {
     naga::valid::Validator::new(
         naga::valid::ValidationFlags::all(),
-        if matches!(
-            kernel,
-            Kernel::Runs64
-                | Kernel::Rows64
-                | Kernel::RowsSplit64
-                | Kernel::Columns64
-                | Kernel::Gather64
-        ) {
+        if kernel.word_bits() == 64 {
             naga::valid::Capabilities::SHADER_INT64
         } else {
             naga::valid::Capabilities::empty()
@@ -59,6 +52,7 @@ fn every_specialisation_parses_validates_and_translates() {
                 }),
             )
             .unwrap_or_else(|e| panic!("{key:?}: {e}"));
+            assert_eq!(key.word_bits, kernel.word_bits(), "{key:?}");
             checked += 1;
         }
     }
