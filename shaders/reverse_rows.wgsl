@@ -164,12 +164,17 @@ fn main(
         return;
     }
     let w = window_of(lb);
-    // The upper half of the first window (`window_top`). Rows of 16-byte elements
-    // never use it (their shift is 0), yet skipping the load measured no faster on
-    // lavapipe: the cost there is each invocation's first touch of its cache lines,
-    // which the next load then pays instead (a profile put 10% of the kernel's
-    // samples on this load, against 1-3% on each later one).
-    var hi = load_vec(in_row + window_top(first, lb));
+    // The upper half of the first window (`window_top`), which rows of 16-byte
+    // elements never read: their shift is 0. Not loading it halves a GPU
+    // invocation's loads (one vector each). On lavapipe it measured no faster on
+    // 32-bit words, where the load that follows paid the first touch of the cache
+    // lines instead (a profile put 10% of the kernel's samples on this load, 1-3%
+    // on each later one), and 0.92× the time on 64-bit ones
+    // (`reverse_rows_64.wgsl`).
+    var hi = vec4(0u);
+    if (ELEM_BYTES < 16u) {
+        hi = load_vec(in_row + window_top(first, lb));
+    }
     // A constant trip count, so that the loop unrolls; the bound is a mask.
     for (var k = 0u; k < STEPS; k++) {
         let j = first + k;

@@ -2,7 +2,10 @@
 // a CPU adapter whose device has SHADER_INT64 (`Plan::word_bits`): the window of
 // `reverse_rows.wgsl` at word size 8. An element spans whole 64-bit words, so the
 // window starts 0 or 8 bytes into the lower source vector and moves whole words:
-// selects and swizzles, no shifts.
+// selects and swizzles, no shifts. 4-byte elements computed this way (a 32-bit
+// funnel shift across 64-bit words) took 0.985× the time of the split path of
+// `reverse_rows.wgsl` on lavapipe (four alternating rounds), too little to give
+// up that path's whole rows for.
 
 // The 16 bytes that start `shift` (0 or 8) bytes into `lo`, continuing into `hi`.
 fn funnel64(lo: vec2<u64>, hi: vec2<u64>, shift: u32) -> vec2<u64> {
@@ -31,7 +34,14 @@ fn main(
     let lb = lane_length(o.len_offset, size_at(AXIS)) * ELEM_BYTES;
     let shift = lb & 15u;
     let reversed_words = vec2(lb >> 3u);
-    var hi = src[in_row + window_top(first, lb)];
+    // The upper half of the first window (`window_top`), which rows of 16-byte
+    // elements never read: their shift is 0. Not loading it took 0.92× the time
+    // on lavapipe (16-byte `innermost` and `strided`, four alternating rounds,
+    // faster in 8 of 8).
+    var hi = vec2(0lu);
+    if (ELEM_BYTES == 8u) {
+        hi = src[in_row + window_top(first, lb)];
+    }
     // A constant trip count, so that the loop unrolls; the bound is a mask.
     for (var k = 0u; k < STEPS; k++) {
         let j = first + k;
