@@ -110,6 +110,17 @@ impl Layout {
         self.dims.len()
     }
 
+    /// Whether rows of the innermost dimension lie back to back along the next
+    /// dimension out, in input and output: each starts where the previous one ends.
+    pub(crate) fn packed_rows(&self) -> bool {
+        let rank = self.rank();
+        let inner = u64::from(self.dims[rank - 1].size);
+        rank < 2 || {
+            let next = self.dims[rank - 2];
+            next.input == inner && next.output == inner
+        }
+    }
+
     pub(crate) fn element_count(&self) -> u64 {
         self.dims.iter().map(|d| u64::from(d.size)).product()
     }

@@ -86,9 +86,11 @@ impl Variant {
     /// one vector there. `Gather` loads a column's lengths once for all its
     /// positions, and its neighbours stay on neighbouring columns, so it walks a few
     /// positions everywhere; more on a CPU for 1- and 2-byte elements, whose
-    /// vectors hold 16 or 8 lengths. On lavapipe, 4 or 16 vectors for `Rows`, and 8
-    /// positions, 16 or the whole axis for a wide `Gather`, measured slower, not
-    /// faster. `Runs` interleaved over RUN_LANES invocations took 4% less time
+    /// vectors hold 16 or 8 lengths. On lavapipe, 4 vectors for `Rows`, 16 for
+    /// rows of 1- to 4-byte elements, 32 or 64 for wider ones, and 8 positions, 16
+    /// or the whole axis for a wide `Gather`, measured slower, not faster; `Rows` of
+    /// 8- and 16-byte elements take 16 vectors where rows are packed
+    /// ([`ROWS_PACKED_STEPS`]). `Runs` interleaved over RUN_LANES invocations took 4% less time
     /// with 16 vectors each than with 8 (the ONNX layouts, 11 alternating rounds
     /// of ten rows: faster in 67 of 110, median 1.27× → 1.21× the copy kernel),
     /// paying each invocation's length load over twice the vectors; 32 measured
@@ -103,6 +105,7 @@ impl Variant {
             // As many bytes per invocation on words as on 16-byte vectors. `Runs`
             // takes twice as many where a run fills RUN_LANES invocations of them.
             (Variant::Runs, true) => 2 * 8 * 16 / vector_bytes,
+            (Variant::Rows, true) if vector_bytes == 16 && element_bytes >= 8 => ROWS_PACKED_STEPS,
             (_, true) => 8 * 16 / vector_bytes,
             (_, false) => 1,
         }
@@ -193,6 +196,18 @@ pub(crate) const COLUMN_ROWS: u32 = 64;
 /// against 1.52-1.54× for 4-byte `innermost`, 1.69-2.01× against 1.47-1.56× for
 /// 16-byte (two alternating rounds).
 pub(crate) const RUN_LANES: u32 = 8;
+
+/// Vectors a `Rows` invocation takes on a CPU adapter for 8- and 16-byte elements
+/// where rows are packed (each row starts where the previous one ends, in input
+/// and output), against 8 elsewhere. On lavapipe, packed rows (`innermost`) took
+/// 0.95× the time of 8 vectors for 8-byte elements and 0.96× for 16-byte ones (four
+/// alternating rounds, faster in 8 of 8), and rows with gaps of 2 and 4 elements
+/// (input, output) 0.95× and 1.0×; but the benchmark's `strided` rows, with gaps
+/// of 16 and 32 elements, took 1.08× and 1.11× (8 of 8 slower), so rows with gaps
+/// keep 8. On
+/// 32-bit words (lavapipe through GL), packed 8-byte rows took 0.95× too and
+/// 16-byte ones 0.99× (two rounds).
+pub(crate) const ROWS_PACKED_STEPS: u32 = 16;
 
 /// A variant and the counts its kernel needs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -340,6 +355,11 @@ impl Plan {
                 (steps, segments, 0, 0, lanes, runs * u64::from(segments))
             }
             _ => {
+                let most = if variant == Variant::Rows && !layout.packed_rows() {
+                    most.min(8 * 16 / vector.bytes)
+                } else {
+                    most
+                };
                 let steps = most.min(vector.vecs.next_power_of_two());
                 let segments = vector.vecs.div_ceil(steps);
                 (steps, segments, 0, 0, 1, runs * u64::from(segments))
@@ -412,13 +432,19 @@ mod tests {
     use crate::{DataType, ReverseSubsequences, TensorDesc};
 
     fn plan(data_type: DataType, sizes: &[u32], axis: u32, cpu: bool) -> Plan {
+        let tensor = TensorDesc::new(data_type, sizes);
+        plan_of(tensor.clone(), tensor, axis, cpu)
+    }
+
+    fn plan_of(input: TensorDesc, output: TensorDesc, axis: u32, cpu: bool) -> Plan {
         let tuning = if cpu { Tuning::Cpu } else { Tuning::Gpu };
-        let mut length_sizes = sizes.to_vec();
+        let data_type = input.data_type();
+        let mut length_sizes = input.sizes().to_vec();
         length_sizes[axis as usize] = 1;
         let desc = ReverseSubsequences::new(
-            TensorDesc::new(data_type, sizes),
+            input,
             TensorDesc::new(DataType::Uint32, &length_sizes),
-            TensorDesc::new(data_type, sizes),
+            output,
             axis,
         );
         desc.validate().unwrap();
@@ -449,6 +475,19 @@ mod tests {
         let gpu = plan(DataType::Float32, &[100, 64], 1, false);
         assert_eq!((cpu.steps, cpu.segments, cpu.invocations), (8, 2, 200));
         assert_eq!((gpu.steps, gpu.segments, gpu.invocations), (1, 16, 1600));
+        // Packed rows of 8- and 16-byte elements take 16 vectors an invocation on
+        // a CPU; rows with gaps between them, and narrower elements, 8.
+        for (data_type, packed_steps) in [(DataType::Float64, 16), (DataType::Uint8, 8)] {
+            let steps = |input: u32, output: u32, cpu| {
+                let rows =
+                    |stride| TensorDesc::new(data_type, &[100, 256]).with_strides(&[stride, 1]);
+                plan_of(rows(input), rows(output), 1, cpu).steps
+            };
+            assert_eq!(steps(256, 256, true), packed_steps);
+            assert_eq!(steps(256, 256, false), 1);
+            assert_eq!(steps(256 + 16, 256 + 32, true), 8);
+            assert_eq!(steps(256, 256 + 16, true), 8);
+        }
         // A row of 3 vectors gets 4 steps, not 8 that would idle.
         let short = plan(DataType::Uint8, &[10, 48], 1, true);
         assert_eq!((short.steps, short.invocations), (4, 10));

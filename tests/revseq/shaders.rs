@@ -58,21 +58,22 @@ fn every_specialisation_parses_validates_and_translates() {
     }
     assert_eq!(checked, PipelineKey::all().count());
     // 4 length types × (General: 5 widths × 36 rank-axis pairs; Rows: 5 widths × 8
-    // ranks with the axis innermost × 4 step counts (1, 2, 4, 8), and on words 4
+    // ranks with the axis innermost × 4 step counts (1, 2, 4, 8) and 8- and 16-byte
+    // ones × 8 × 1 more (16, packed rows on a CPU), and on words 4
     // widths × 8 × 6 step counts (to 32); Runs: 5 widths × the 28 pairs with the
     // axis outside × 5 step counts (to 16), and on words 4 widths × 28 × 7 (to 64);
     // Gather: the same 28 pairs, 1- and 2-byte widths × 4 step counts (to 8) and
     // wider ones × 3 (to 4), on 16-byte vectors (5 widths) and on words (4 widths);
     // Columns: the 28 pairs, 4 widths (below 16 bytes) × 4 row counts (8 to 64);
     // again on 64-bit words: Runs on 16-byte vectors, 5 widths × 28 × 5; Rows on
-    // them, 2 widths (8, 16 bytes: `Rows64`) × 8 × 4; Columns, 2 widths (4, 8
+    // them, 2 widths (8, 16 bytes: `Rows64`) × 8 × 5; Columns, 2 widths (4, 8
     // bytes) × 4 × 28; Gather, 2 widths (8, 16 bytes) × 3 × 28; Rows, 3 widths (1,
     // 2, 4 bytes: `RowsSplit64`) × 8 × 4; and both again for rows an invocation
-    // holds whole: 5 × 8 × 4 and 3 × 8 × 4).
+    // holds whole: 5 × 8 × 4 + 2 × 8 × 1 and 3 × 8 × 4).
     assert_eq!(
         checked,
         4 * (5 * 36
-            + 5 * 8 * 4
+            + (5 * 4 + 2) * 8
             + 4 * 8 * 6
             + 5 * 28 * 5
             + 4 * 28 * 7
@@ -80,11 +81,11 @@ fn every_specialisation_parses_validates_and_translates() {
             + (2 * 4 + 2 * 3) * 28
             + 4 * 4 * 28
             + 5 * 28 * 5
-            + 2 * 8 * 4
+            + 2 * 8 * 5
             + 2 * 4 * 28
             + 2 * 3 * 28
             + 3 * 8 * 4
-            + 5 * 8 * 4
+            + (5 * 4 + 2) * 8
             + 3 * 8 * 4)
     );
 }

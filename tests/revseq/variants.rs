@@ -452,14 +452,20 @@ fn fast_paths_end_exactly_at_their_boundaries() {
 #[test]
 fn rows_in_one_invocation_match_the_reference_at_every_length() {
     // A row of at most STEPS vectors runs in one invocation, which loads each of its
-    // vectors once in an order set by the row's length: rows of 1 to 9 vectors (9
-    // is past the CPU's 8), each row of the tensor its own length from 0 to past the
-    // axis, every width, under both tunings, on the default device (64-bit words on
-    // lavapipe's Vulkan) and on one without SHADER_INT64.
+    // vectors once in an order set by the row's length: rows of 1 vector to one past
+    // the CPU's steps (8, or 16 for packed rows of 8- and 16-byte elements), each row
+    // of the tensor its own length from 0 to past the axis, every width, under both
+    // tunings, on the default device (64-bit words on lavapipe's Vulkan) and on one
+    // without SHADER_INT64.
     let plain = gpu_with_limits(|_| {});
     let mut rng = Rng::new(31);
     for data_type in WIDTHS {
-        for vecs in 1..=9 {
+        let cpu_steps = if data_type.size_in_bytes() >= 8 {
+            16
+        } else {
+            8
+        };
+        for vecs in 1..=cpu_steps + 1 {
             let n = elements(data_type, 16 * vecs);
             if n == 1 {
                 // An axis of one element reverses nothing: the general kernel.
@@ -474,8 +480,9 @@ fn rows_in_one_invocation_match_the_reference_at_every_length() {
                     assert_eq!(compiled.variant(), Variant::Rows, "{d:?}");
                     let key = compiled.key();
                     assert_eq!(key.vector_bytes, 16);
-                    // The CPU tuning takes up to 8 vectors an invocation, the GPU one.
-                    let most = if tuning == Tuning::Cpu { 8 } else { 1 };
+                    // The CPU tuning takes up to `cpu_steps` vectors an invocation,
+                    // the GPU one.
+                    let most = if tuning == Tuning::Cpu { cpu_steps } else { 1 };
                     let whole = vecs <= most && key.kernel().has_whole_rows();
                     assert_eq!(key.whole_rows, whole, "{key:?}");
                     let input = rng.bytes(d.input.min_size_in_bytes() as usize);
