@@ -88,13 +88,13 @@ impl Variant {
     /// positions everywhere; more on a CPU for 1- and 2-byte elements, whose
     /// vectors hold 16 or 8 lengths. On lavapipe, 4 vectors for `Rows`, 16 for
     /// rows of 1- to 4-byte elements, 32 or 64 for wider ones, and 8 positions, 16
-    /// or the whole axis for a wide `Gather`, measured slower, not faster; `Rows` of
-    /// 8- and 16-byte elements take 16 vectors where rows are packed
-    /// ([`ROWS_PACKED_STEPS`]). `Runs` interleaved over RUN_LANES invocations took 4% less time
-    /// with 16 vectors each than with 8 (the ONNX layouts, 11 alternating rounds
-    /// of ten rows: faster in 67 of 110, median 1.27× → 1.21× the copy kernel),
-    /// paying each invocation's length load over twice the vectors; 32 measured
-    /// the same as 16.
+    /// or the whole axis for a wide `Gather`, measured slower, not faster; `Rows`
+    /// of 8- and 16-byte elements take 16 vectors where rows are packed
+    /// ([`ROWS_PACKED_STEPS`]). `Runs` interleaved over RUN_LANES invocations took
+    /// 4% less time with 16 vectors each than with 8 (the ONNX layouts, 11
+    /// alternating rounds of ten rows: faster in 67 of 110, median 1.27× → 1.21×
+    /// the copy kernel), paying each invocation's length load over twice the
+    /// vectors; 32 measured the same as 16.
     pub(crate) const fn max_steps(self, cpu: bool, element_bytes: u32, vector_bytes: u32) -> u32 {
         match (self, cpu) {
             (Variant::General, _) => 1,
@@ -204,9 +204,8 @@ pub(crate) const RUN_LANES: u32 = 8;
 /// alternating rounds, faster in 8 of 8), and rows with gaps of 2 and 4 elements
 /// (input, output) 0.95× and 1.0×; but the benchmark's `strided` rows, with gaps
 /// of 16 and 32 elements, took 1.08× and 1.11× (8 of 8 slower), so rows with gaps
-/// keep 8. On
-/// 32-bit words (lavapipe through GL), packed 8-byte rows took 0.95× too and
-/// 16-byte ones 0.99× (two rounds).
+/// keep 8. On 32-bit words (lavapipe through GL), packed 8-byte rows took 0.95×
+/// too and 16-byte ones 0.99× (two rounds).
 pub(crate) const ROWS_PACKED_STEPS: u32 = 16;
 
 /// A variant and the counts its kernel needs.
@@ -355,6 +354,8 @@ impl Plan {
                 (steps, segments, 0, 0, lanes, runs * u64::from(segments))
             }
             _ => {
+                // Rows with gaps between them take as many bytes an invocation as
+                // rows of narrower elements (ROWS_PACKED_STEPS).
                 let most = if variant == Variant::Rows && !layout.packed_rows() {
                     most.min(8 * 16 / vector.bytes)
                 } else {
