@@ -34,10 +34,8 @@ fn main(
     let lb = lane_length(o.len_offset, size_at(AXIS)) * ELEM_BYTES;
     let shift = lb & 15u;
     let reversed_words = vec2(lb >> 3u);
-    // The upper half of the first window (`window_top`), which rows of 16-byte
-    // elements never read: their shift is 0. Not loading it took 0.92× the time
-    // on lavapipe (16-byte `innermost` and `strided`, four alternating rounds,
-    // faster in 8 of 8).
+    // The upper half of the first window (`window_top`), not loaded for 16-byte
+    // elements, which never read it (as in `reverse_rows.wgsl`).
     var hi = vec2(0lu);
     if (ELEM_BYTES == 8u) {
         hi = src[in_row + window_top(first, lb)];

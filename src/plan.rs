@@ -104,9 +104,9 @@ impl Variant {
             (Variant::Gather, _) => 4,
             // As many bytes per invocation on words as on 16-byte vectors. `Runs`
             // takes twice as many where a run fills RUN_LANES invocations of them.
-            (Variant::Runs, true) => 2 * 8 * 16 / vector_bytes,
+            (Variant::Runs, true) => 2 * CPU_BYTES / vector_bytes,
             (Variant::Rows, true) if vector_bytes == 16 && element_bytes >= 8 => ROWS_PACKED_STEPS,
-            (_, true) => 8 * 16 / vector_bytes,
+            (_, true) => CPU_BYTES / vector_bytes,
             (_, false) => 1,
         }
     }
@@ -196,6 +196,10 @@ pub(crate) const COLUMN_ROWS: u32 = 64;
 /// against 1.52-1.54× for 4-byte `innermost`, 1.69-2.01× against 1.47-1.56× for
 /// 16-byte (two alternating rounds).
 pub(crate) const RUN_LANES: u32 = 8;
+
+/// Bytes an invocation of a vector variant takes on a CPU adapter, in the usual
+/// case: 8 vectors of 16 bytes ([`Variant::max_steps`] says where it takes more).
+const CPU_BYTES: u32 = 8 * 16;
 
 /// Vectors a `Rows` invocation takes on a CPU adapter for 8- and 16-byte elements
 /// where rows are packed (each row starts where the previous one ends, in input
@@ -357,7 +361,7 @@ impl Plan {
                 // Rows with gaps between them take as many bytes an invocation as
                 // rows of narrower elements (ROWS_PACKED_STEPS).
                 let most = if variant == Variant::Rows && !layout.packed_rows() {
-                    most.min(8 * 16 / vector.bytes)
+                    most.min(CPU_BYTES / vector.bytes)
                 } else {
                     most
                 };
