@@ -26,7 +26,30 @@ fn load_vec(i: u32) -> vec4<u32> {
 }
 
 fn store_vec(i: u32, v: vec4<u32>) {
+    dst[i] = join_words(v);
+}
+
+// The vector the bindings hold, for kernels that compute on it whole with bitwise
+// arithmetic, whatever its words (`reverse_columns.wgsl`; as in `bind_vec4.wgsl`).
+// Lanes are at most 32 bits wide, so no shift reaches 64.
+alias Vector = vec2<u64>;
+
+fn splat_word(p: u32) -> Vector {
+    return vec2(u64(p) | (u64(p) << 32u));
+}
+
+fn join_words(v: vec4<u32>) -> Vector {
     let low = vec2(u64(v.x), u64(v.z));
     let high = vec2(u64(v.y), u64(v.w));
-    dst[i] = low | (high << vec2(32u));
+    return low | (high << vec2(32u));
+}
+
+fn shift_right(v: Vector, bits: u32) -> Vector {
+    return v >> vec2(bits);
+}
+
+// A shift and a subtraction: x * (2^lane_bits - 1), which has no 64-bit multiply
+// to pay for.
+fn fill_lanes(x: Vector, lane_bits: u32) -> Vector {
+    return (x << vec2(lane_bits)) - x;
 }

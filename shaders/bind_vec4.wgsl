@@ -21,3 +21,26 @@ fn load_vec(i: u32) -> vec4<u32> {
 fn store_vec(i: u32, v: vec4<u32>) {
     dst[i] = v;
 }
+
+// The vector the bindings hold, for kernels that compute on it whole with bitwise
+// arithmetic, whatever its words (`reverse_columns.wgsl`): 32-bit pattern `p` in
+// every 32-bit word, four 32-bit words as one vector, every word shifted right by
+// `bits`, and `fill_lanes`: every bit of each `lane_bits`-wide lane whose lowest
+// bit `x` sets (`x` has no other bits).
+alias Vector = vec4<u32>;
+
+fn splat_word(p: u32) -> Vector {
+    return vec4(p);
+}
+
+fn join_words(v: vec4<u32>) -> Vector {
+    return v;
+}
+
+fn shift_right(v: Vector, bits: u32) -> Vector {
+    return v >> vec4(bits);
+}
+
+fn fill_lanes(x: Vector, lane_bits: u32) -> Vector {
+    return x * (0xFFFFFFFFu >> (32u - lane_bits));
+}

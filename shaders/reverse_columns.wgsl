@@ -14,8 +14,15 @@
 // (`lanes_of`); a last select keeps the rows at and past L. Garbage (rows past the
 // axis, or shifted in from past the last row) only reaches rows at or past L, which
 // that select drops. STEPS, the rows a column holds, is 8, 16, 32 or 64: the axis'
-// size rounded up. The network computes on 32-bit words, whichever words the
-// bindings load and store (`load_vec`, `store_vec`).
+// size rounded up.
+//
+// The network computes on the words the bindings hold (`Vector`): four 32-bit
+// words, or two 64-bit ones on a CPU adapter that has them, each word holding lanes
+// of LANE_BITS (at most 32) whatever its width. On lavapipe, 64-bit words took 0.77×
+// the time of splitting each into two 32-bit words for the network and joining them
+// to store (4- and 8-byte elements), and 0.66× that of 32-bit words throughout (1-
+// and 2-byte ones, where the split had measured 1.05-1.1×; `middle` and
+// `outermost`, three alternating rounds, faster in 24 of 24).
 //
 // The order of memory accesses is what costs on lavapipe, not the selects. A SIMD
 // group walking its 64 rows alone took 4.5-5× a copy kernel's time with no network
@@ -46,14 +53,14 @@ override LANE_HIGH: u32 = LANE_ONE << (LANE_BITS - 1u);
 
 // Eight consecutive rows of one column.
 struct Rows8 {
-    r0: vec4<u32>,
-    r1: vec4<u32>,
-    r2: vec4<u32>,
-    r3: vec4<u32>,
-    r4: vec4<u32>,
-    r5: vec4<u32>,
-    r6: vec4<u32>,
-    r7: vec4<u32>,
+    r0: Vector,
+    r1: Vector,
+    r2: Vector,
+    r3: Vector,
+    r4: Vector,
+    r5: Vector,
+    r6: Vector,
+    r7: Vector,
 }
 
 // A column's 64 rows.
@@ -69,22 +76,22 @@ struct Rows64 {
 }
 
 // Every bit of each lane of `bits` whose lowest bit is set.
-fn lanes_of(bits: vec4<u32>) -> vec4<u32> {
-    return (bits & vec4(LANE_ONE)) * LANE_MAX;
+fn lanes_of(bits: Vector) -> Vector {
+    return fill_lanes(bits & splat_word(LANE_ONE), LANE_BITS);
 }
 
 // `b` in the bits `m` sets, else `a`. Masks, not `select`, even where a lane is a
 // whole word: `select` on `m != 0` took 1.07-1.09× the time on lavapipe (4- and
 // 8-byte `middle` and `outermost`, three alternating rounds).
-fn sel(a: vec4<u32>, b: vec4<u32>, m: vec4<u32>) -> vec4<u32> {
+fn sel(a: Vector, b: Vector, m: Vector) -> Vector {
     return (a & ~m) | (b & m);
 }
 
 // Lanes whose length is at least `count`, from lengths `high` with their lanes'
 // highest bits set (no borrow then crosses a lane: lengths and counts are at most
 // 64).
-fn at_least(high: vec4<u32>, count: u32) -> vec4<u32> {
-    return lanes_of((high - vec4(LANE_ONE * count)) >> vec4(LANE_BITS - 1u));
+fn at_least(high: Vector, count: u32) -> Vector {
+    return lanes_of(shift_right(high - splat_word(LANE_ONE * count), LANE_BITS - 1u));
 }
 
 // The lengths of a vector's elements, one per lane.
@@ -114,24 +121,24 @@ fn flip(a: Rows8) -> Rows8 {
 
 // Rows 0..7 of `a` moved up by 1, 2 or 4 rows where `m` is set, the rows below
 // `a` from `b`.
-fn up1(a: Rows8, b: Rows8, m: vec4<u32>) -> Rows8 {
+fn up1(a: Rows8, b: Rows8, m: Vector) -> Rows8 {
     return Rows8(sel(a.r0, a.r1, m), sel(a.r1, a.r2, m), sel(a.r2, a.r3, m), sel(a.r3, a.r4, m),
         sel(a.r4, a.r5, m), sel(a.r5, a.r6, m), sel(a.r6, a.r7, m), sel(a.r7, b.r0, m));
 }
 
-fn up2(a: Rows8, b: Rows8, m: vec4<u32>) -> Rows8 {
+fn up2(a: Rows8, b: Rows8, m: Vector) -> Rows8 {
     return Rows8(sel(a.r0, a.r2, m), sel(a.r1, a.r3, m), sel(a.r2, a.r4, m), sel(a.r3, a.r5, m),
         sel(a.r4, a.r6, m), sel(a.r5, a.r7, m), sel(a.r6, b.r0, m), sel(a.r7, b.r1, m));
 }
 
-fn up4(a: Rows8, b: Rows8, m: vec4<u32>) -> Rows8 {
+fn up4(a: Rows8, b: Rows8, m: Vector) -> Rows8 {
     return Rows8(sel(a.r0, a.r4, m), sel(a.r1, a.r5, m), sel(a.r2, a.r6, m), sel(a.r3, a.r7, m),
         sel(a.r4, b.r0, m), sel(a.r5, b.r1, m), sel(a.r6, b.r2, m), sel(a.r7, b.r3, m));
 }
 
 // `up1`, `up2` or `up4` as `d` is 1, 2 or 4 (a constant at every call, which the
 // compiler folds).
-fn up(a: Rows8, b: Rows8, m: vec4<u32>, d: u32) -> Rows8 {
+fn up(a: Rows8, b: Rows8, m: Vector, d: u32) -> Rows8 {
     switch d {
         case 1u: {
             return up1(a, b, m);
@@ -146,7 +153,7 @@ fn up(a: Rows8, b: Rows8, m: vec4<u32>, d: u32) -> Rows8 {
 }
 
 // The first STEPS rows of `y` moved up by `d` rows (1, 2 or 4) where `m` is set.
-fn up_blocks(y: Rows64, m: vec4<u32>, d: u32) -> Rows64 {
+fn up_blocks(y: Rows64, m: Vector, d: u32) -> Rows64 {
     var z = y;
     z.o0 = up(y.o0, y.o1, m, d);
     if (STEPS > 8u) {
@@ -166,7 +173,7 @@ fn up_blocks(y: Rows64, m: vec4<u32>, d: u32) -> Rows64 {
 }
 
 // `b` where `m` is set, else `a`, row by row.
-fn pick(a: Rows8, b: Rows8, m: vec4<u32>) -> Rows8 {
+fn pick(a: Rows8, b: Rows8, m: Vector) -> Rows8 {
     return Rows8(sel(a.r0, b.r0, m), sel(a.r1, b.r1, m), sel(a.r2, b.r2, m), sel(a.r3, b.r3, m),
         sel(a.r4, b.r4, m), sel(a.r5, b.r5, m), sel(a.r6, b.r6, m), sel(a.r7, b.r7, m));
 }
@@ -203,7 +210,7 @@ fn block(y: Rows64, k: u32) -> Rows8 {
 
 // The first STEPS rows of `y` moved up by `d` blocks of 8 rows (1, 2 or 4) where
 // `m` is set; blocks with none below them within STEPS stay.
-fn pick_blocks(y: Rows64, m: vec4<u32>, d: u32) -> Rows64 {
+fn pick_blocks(y: Rows64, m: Vector, d: u32) -> Rows64 {
     let blocks = STEPS / 8u;
     var z = y;
     if (d < blocks) {
@@ -232,7 +239,7 @@ fn pick_blocks(y: Rows64, m: vec4<u32>, d: u32) -> Rows64 {
 
 // Rows `first`..`first + 7` of the output: those of `y` where the row is below the
 // lane's length, of `a` (the input) elsewhere.
-fn keep_tail(a: Rows8, y: Rows8, first: u32, high: vec4<u32>) -> Rows8 {
+fn keep_tail(a: Rows8, y: Rows8, first: u32, high: Vector) -> Rows8 {
     return Rows8(sel(a.r0, y.r0, at_least(high, first + 1u)), sel(a.r1, y.r1, at_least(high, first + 2u)),
         sel(a.r2, y.r2, at_least(high, first + 3u)), sel(a.r3, y.r3, at_least(high, first + 4u)),
         sel(a.r4, y.r4, at_least(high, first + 5u)), sel(a.r5, y.r5, at_least(high, first + 6u)),
@@ -241,7 +248,7 @@ fn keep_tail(a: Rows8, y: Rows8, first: u32, high: vec4<u32>) -> Rows8 {
 
 // Column `a` with the first `lens` rows of each lane reversed (lengths at most
 // STEPS). Rows from STEPS on are neither read nor written.
-fn reverse_prefixes(a: Rows64, lens: vec4<u32>) -> Rows64 {
+fn reverse_prefixes(a: Rows64, lens: Vector) -> Rows64 {
     // The column upside down: row u of `y` is row STEPS - 1 - u of `a`.
     var y: Rows64;
     switch STEPS {
@@ -258,16 +265,16 @@ fn reverse_prefixes(a: Rows64, lens: vec4<u32>) -> Rows64 {
             y = Rows64(flip(a.o7), flip(a.o6), flip(a.o5), flip(a.o4), flip(a.o3), flip(a.o2), flip(a.o1), flip(a.o0));
         }
     }
-    let shift = vec4(LANE_ONE * STEPS) - lens;
+    let shift = splat_word(LANE_ONE * STEPS) - lens;
     // Shifts by 1, 2 and 4 rows: within each block of 8, the last rows from the next.
     y = up_blocks(y, lanes_of(shift), 1u);
-    y = up_blocks(y, lanes_of(shift >> vec4(1u)), 2u);
-    y = up_blocks(y, lanes_of(shift >> vec4(2u)), 4u);
+    y = up_blocks(y, lanes_of(shift_right(shift, 1u)), 2u);
+    y = up_blocks(y, lanes_of(shift_right(shift, 2u)), 4u);
     // Shifts by 8, 16 and 32 rows: whole blocks.
-    y = pick_blocks(y, lanes_of(shift >> vec4(3u)), 1u);
-    y = pick_blocks(y, lanes_of(shift >> vec4(4u)), 2u);
-    y = pick_blocks(y, lanes_of(shift >> vec4(5u)), 4u);
-    let high = lens | vec4(LANE_HIGH);
+    y = pick_blocks(y, lanes_of(shift_right(shift, 3u)), 1u);
+    y = pick_blocks(y, lanes_of(shift_right(shift, 4u)), 2u);
+    y = pick_blocks(y, lanes_of(shift_right(shift, 5u)), 4u);
+    let high = lens | splat_word(LANE_HIGH);
     return Rows64(keep_tail(a.o0, y.o0, 0u, high), keep_tail(a.o1, y.o1, 8u, high),
         keep_tail(a.o2, y.o2, 16u, high), keep_tail(a.o3, y.o3, 24u, high),
         keep_tail(a.o4, y.o4, 32u, high), keep_tail(a.o5, y.o5, 40u, high),
@@ -278,11 +285,11 @@ fn reverse_prefixes(a: Rows64, lens: vec4<u32>) -> Rows64 {
 // for rows of the axis (below `n`). Rows past it up to STEPS load nothing: the
 // network never moves what they hold into a row it keeps, and `n` is uniform, so
 // the test costs no lane a load.
-fn row(base: u32, t: u32, n: u32, in_axis: u32) -> vec4<u32> {
+fn row(base: u32, t: u32, n: u32, in_axis: u32) -> Vector {
     if (t >= n) {
-        return vec4(0u);
+        return splat_word(0u);
     }
-    return load_vec(vec_index(base + t * in_axis));
+    return src[vec_index(base + t * in_axis)];
 }
 
 fn load8(base: u32, first: u32, n: u32, in_axis: u32) -> Rows8 {
@@ -294,9 +301,9 @@ fn load8(base: u32, first: u32, n: u32, in_axis: u32) -> Rows8 {
 
 // Stores `v` at row `t` of the column whose row 0 is output element `base`, if the
 // invocation has a column (`valid`) and the row is one of the axis' (below `n`).
-fn put(base: u32, t: u32, n: u32, valid: bool, out_axis: u32, v: vec4<u32>) {
+fn put(base: u32, t: u32, n: u32, valid: bool, out_axis: u32, v: Vector) {
     if (valid && t < n) {
-        store_vec(vec_index(base + t * out_axis), v);
+        dst[vec_index(base + t * out_axis)] = v;
     }
 }
 
@@ -354,7 +361,8 @@ fn main(
         workgroupBarrier();
         c.o7 = load8(input, 56u, n, in_axis);
     }
-    c = reverse_prefixes(c, lane_lengths(vector_lengths(o.len_offset, column, len_stride_at(RANK - 1u), n)));
+    let lens = vector_lengths(o.len_offset, column, len_stride_at(RANK - 1u), n);
+    c = reverse_prefixes(c, join_words(lane_lengths(lens)));
     let output = o.out_offset + column;
     workgroupBarrier();
     store8(output, 0u, n, has_column, out_axis, c.o0);

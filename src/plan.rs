@@ -128,23 +128,25 @@ impl Variant {
     /// as for elements of `element_bytes`: 32, and also 64 where that measured
     /// faster. lavapipe loads and stores a vector one component at a time for each
     /// lane, so a vector as two 64-bit words costs about half the memory
-    /// instructions of four 32-bit ones; kernels that compute on 32-bit words split
-    /// and join them in registers (`load_vec`, `store_vec` in
-    /// `bind_vec2_u64.wgsl`). Measured on lavapipe against the same kernel on 32-bit
-    /// words, alternating builds: the ONNX layouts took 0.77× the time (`Runs`,
-    /// every width, three rounds, faster in 28 of 30 rows); 8- and 16-byte
+    /// instructions of four 32-bit ones; `Rows` of 1- to 4-byte elements, which
+    /// compute on 32-bit words, split and join them in registers (`load_vec`,
+    /// `store_vec` in `bind_vec2_u64.wgsl`), and `Columns` computes on the 64-bit
+    /// words whole (`Vector`). Measured on lavapipe against the same kernel on
+    /// 32-bit words, alternating builds: the ONNX layouts took 0.77× the time
+    /// (`Runs`, every width, three rounds, faster in 28 of 30 rows); 8- and 16-byte
     /// `innermost` and `strided` 0.80× (`Rows`, three rounds, 12 of 12), 1-, 2- and
-    /// 4-byte ones 0.62× (two rounds, 12 of 12); 4- and 8-byte `middle` and
-    /// `outermost` 0.88× (`Columns`, two runs of two rounds, 16 of 16), but 1- and
-    /// 2-byte ones 1.05-1.1×, whose network is the larger cost; 16-byte `middle`
-    /// and `outermost` 0.68× (`Gather`, three rounds, 6 of 6). `Gather` of
-    /// narrower elements loads one 32-bit word an element either way and keeps
-    /// 32; so do kernels on 32-bit words, which a 64-bit word would not divide.
+    /// 4-byte ones 0.62× (two rounds, 12 of 12); 1- and 2-byte `middle` and
+    /// `outermost` 0.66× (`Columns`, three rounds, 12 of 12); 4- and 8-byte ones
+    /// 0.88× while `Columns` split its words (two runs of two rounds, 16 of 16), and
+    /// 0.77× of that on whole words (three rounds, 12 of 12); 16-byte `middle` and
+    /// `outermost` 0.68× (`Gather`, three rounds, 6 of 6). `Gather` of narrower
+    /// elements loads one 32-bit word an element either way and keeps 32; so do
+    /// kernels on 32-bit words, which a 64-bit word would not divide.
     pub(crate) const fn word_sizes(self, element_bytes: u32, vector_bytes: u32) -> &'static [u32] {
         match self {
             Variant::Runs if vector_bytes == 16 => &[32, 64],
             Variant::Rows if vector_bytes == 16 => &[32, 64],
-            Variant::Columns if element_bytes >= 4 => &[32, 64],
+            Variant::Columns => &[32, 64],
             Variant::Gather if vector_bytes == 16 && element_bytes >= 8 => &[32, 64],
             _ => &[32],
         }
@@ -303,8 +305,10 @@ impl Plan {
         // `Gather` loads each element of a vector on its own, where `Columns` loads
         // and stores each vector once, in row order. A 16-byte element is a whole
         // vector, which `Gather` loads once too: there `Columns` measured no faster
-        // on lavapipe (`middle` 1.79-2.00× the copy kernel against 1.70-1.93×,
-        // `outermost` 1.80-1.83× against 1.77-1.88×, three alternating rounds).
+        // on lavapipe (on 64-bit words whole, `middle` 1.51-1.57× the copy kernel
+        // against 1.50-1.56×, `outermost` 1.44-1.46× against 1.47-1.56×, three
+        // alternating rounds), and its network would reverse four copies of each
+        // element's length.
         let variant = if variant == Variant::Gather
             && cpu
             && n <= COLUMN_ROWS
@@ -610,16 +614,17 @@ mod tests {
         let words = plan(DataType::Float32, &[100, 3], 1, true);
         assert_eq!((words.variant, words.vector_bytes), (Variant::Rows, 4));
         assert_eq!(words.word_bits(Tuning::Cpu, true, 4), 32);
-        // Columns of 4- and 8-byte elements, not of 1- and 2-byte ones.
-        for (dtype, bytes, bits) in [
-            (DataType::Uint8, 1, 32),
-            (DataType::Float16, 2, 32),
-            (DataType::Float32, 4, 64),
-            (DataType::Float64, 8, 64),
+        // Columns of every width.
+        for (dtype, bytes) in [
+            (DataType::Uint8, 1),
+            (DataType::Float16, 2),
+            (DataType::Float32, 4),
+            (DataType::Float64, 8),
         ] {
             let columns = plan(dtype, &[64, 128], 0, true);
             assert_eq!(columns.variant, Variant::Columns);
-            assert_eq!(columns.word_bits(Tuning::Cpu, true, bytes), bits);
+            assert_eq!(columns.word_bits(Tuning::Cpu, true, bytes), 64);
+            assert_eq!(columns.word_bits(Tuning::Cpu, false, bytes), 32);
         }
         // Gathers of 8- and 16-byte elements, not of narrower ones.
         for (dtype, bytes, bits) in [

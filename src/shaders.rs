@@ -54,8 +54,8 @@ pub enum Kernel {
     GatherWords,
     /// [`Variant::Columns`], on 16-byte vectors.
     Columns,
-    /// [`Variant::Columns`] on 16-byte vectors loaded and stored as two 64-bit words
-    /// ([`PipelineKey::word_bits`] 64).
+    /// [`Variant::Columns`] on 16-byte vectors loaded, stored and computed on as two
+    /// 64-bit words ([`PipelineKey::word_bits`] 64).
     Columns64,
 }
 
@@ -181,8 +181,8 @@ pub struct PipelineKey {
     /// Whether sequence lengths are signed.
     pub signed_lengths: bool,
     /// Bits per component of the kernel's loads and stores of the tensors: 64 for
-    /// `Runs` and `Rows` on 16-byte vectors, `Columns` of 4- and 8-byte elements and
-    /// `Gather` of 8- and 16-byte ones, on a CPU adapter whose device has
+    /// `Runs` and `Rows` on 16-byte vectors, `Columns`, and `Gather` of 8- and
+    /// 16-byte elements, on a CPU adapter whose device has
     /// [`wgpu::Features::SHADER_INT64`], else 32.
     pub word_bits: u32,
     /// Whether each invocation holds a whole row, for the kernels of `Rows` that

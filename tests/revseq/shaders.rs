@@ -66,10 +66,10 @@ fn every_specialisation_parses_validates_and_translates() {
     // wider ones × 3 (to 4), on 16-byte vectors (5 widths) and on words (4 widths);
     // Columns: the 28 pairs, 4 widths (below 16 bytes) × 4 row counts (8 to 64);
     // again on 64-bit words: Runs on 16-byte vectors, 5 widths × 28 × 5; Rows on
-    // them, 2 widths (8, 16 bytes: `Rows64`) × 8 × 5; Columns, 2 widths (4, 8
-    // bytes) × 4 × 28; Gather, 2 widths (8, 16 bytes) × 3 × 28; Rows, 3 widths (1,
-    // 2, 4 bytes: `RowsSplit64`) × 8 × 4; and both again for rows an invocation
-    // holds whole: 5 × 8 × 4 + 2 × 8 × 1 and 3 × 8 × 4).
+    // them, 2 widths (8, 16 bytes: `Rows64`) × 8 × 5; Columns, 4 widths × 4 × 28;
+    // Gather, 2 widths (8, 16 bytes) × 3 × 28; Rows, 3 widths (1, 2, 4 bytes:
+    // `RowsSplit64`) × 8 × 4; and both again for rows an invocation holds whole:
+    // 5 × 8 × 4 + 2 × 8 × 1 and 3 × 8 × 4).
     assert_eq!(
         checked,
         4 * (5 * 36
@@ -82,7 +82,7 @@ fn every_specialisation_parses_validates_and_translates() {
             + 4 * 4 * 28
             + 5 * 28 * 5
             + 2 * 8 * 5
-            + 2 * 4 * 28
+            + 4 * 4 * 28
             + 2 * 3 * 28
             + 3 * 8 * 4
             + (5 * 4 + 2) * 8

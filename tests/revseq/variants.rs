@@ -207,9 +207,9 @@ fn each_layout_selects_its_variant() {
 fn vector_kernels_move_64_bit_words_on_a_cpu_adapter_whose_device_has_them() {
     // `Gpu::new` asks for SHADER_INT64 where the adapter offers it (lavapipe's
     // Vulkan does; wgpu's GL backend and WebGPU do not). There `Runs` and `Rows` on
-    // 16-byte vectors, `Columns` of 4- and 8-byte elements and `Gather` of 8- and
-    // 16-byte ones move 64-bit words; a device without it, and the GPU tuning, move
-    // 32-bit ones. Same results required.
+    // 16-byte vectors, `Columns`, and `Gather` of 8- and 16-byte elements move
+    // 64-bit words; a device without it, and the GPU tuning, move 32-bit ones. Same
+    // results required.
     let int64 = gpu()
         .device()
         .features()
@@ -292,8 +292,8 @@ fn vector_kernels_move_64_bit_words_on_a_cpu_adapter_whose_device_has_them() {
         }
         // Lengths per element: `Columns` along an axis of up to 64 positions (of
         // elements below 16 bytes) on a CPU, `Gather` along longer ones, and every
-        // one on a GPU; 64-bit words for 4- and 8-byte columns and 8- and 16-byte
-        // gathers.
+        // one on a GPU; 64-bit words for columns of every width and 8- and
+        // 16-byte gathers.
         let short = desc(data_type, &[9, 3 * v], 0, DataType::Uint32, None);
         let long = desc(data_type, &[70, 3 * v], 0, DataType::Int64, None);
         let columns = if w < 16 {
@@ -302,7 +302,7 @@ fn vector_kernels_move_64_bit_words_on_a_cpu_adapter_whose_device_has_them() {
             Variant::Gather
         };
         let cpu = gpu().tuning() == Tuning::Cpu;
-        for (d, variant, wide) in [(&short, columns, w >= 4), (&long, Variant::Gather, w >= 8)] {
+        for (d, variant, wide) in [(&short, columns, true), (&long, Variant::Gather, w >= 8)] {
             let variant = if cpu { variant } else { Variant::Gather };
             let key = check_on(gpu(), &mut rng, d, variant);
             assert_eq!(
