@@ -5,7 +5,10 @@
 // selects and swizzles, no shifts. 4-byte elements computed this way (a 32-bit
 // funnel shift across 64-bit words) took 0.985× the time of the split path of
 // `reverse_rows.wgsl` on lavapipe (four alternating rounds), too little to give
-// up that path's whole rows for.
+// up that path's whole rows for. Nor did the split cost much there, unlike in
+// `reverse_columns.wgsl`: with the funnel and reversal as a rotation or a blend of
+// halves (shuffles, not shifts), 4-byte `innermost` took 0.989× the time, and
+// 0.986× at 16 vectors an invocation (eight alternating rounds).
 
 // The 16 bytes that start `shift` (0 or 8) bytes into `lo`, continuing into `hi`.
 fn funnel64(lo: vec2<u64>, hi: vec2<u64>, shift: u32) -> vec2<u64> {
