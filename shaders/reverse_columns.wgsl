@@ -361,8 +361,8 @@ fn main(
         workgroupBarrier();
         c.o7 = load8(input, 56u, n, in_axis);
     }
-    let lens = vector_lengths(o.len_offset, column, len_stride_at(RANK - 1u), n);
-    c = reverse_prefixes(c, join_words(lane_lengths(lens)));
+    let element_lengths = vector_lengths(o.len_offset, column, len_stride_at(RANK - 1u), n);
+    c = reverse_prefixes(c, join_words(lane_lengths(element_lengths)));
     let output = o.out_offset + column;
     workgroupBarrier();
     store8(output, 0u, n, has_column, out_axis, c.o0);

@@ -40,7 +40,7 @@ fn main(
     // The upper half of the first window (`window_top`), not loaded for 16-byte
     // elements, which never read it (as in `reverse_rows.wgsl`).
     var hi = vec2(0lu);
-    if (ELEM_BYTES == 8u) {
+    if (ELEM_BYTES < 16u) {
         hi = src[in_row + window_top(first, lb)];
     }
     // A constant trip count, so that the loop unrolls; the bound is a mask.
