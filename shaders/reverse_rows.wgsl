@@ -164,17 +164,27 @@ fn main(
         return;
     }
     let w = window_of(lb);
-    // The upper half of the first window (`window_top`), which rows of 16-byte
-    // elements never read: their shift is 0. Not loading it halves a GPU
-    // invocation's loads (one vector each). On lavapipe it measured no faster on
-    // 32-bit words, where the load that follows paid the first touch of the cache
-    // lines instead (a profile put 10% of the kernel's samples on this load, 1-3%
-    // on each later one), and 0.92× the time on 64-bit ones
+    // The upper half of the first window (`window_top`). The window reads its
+    // first `shift` bytes, so only its first 64-bit pair where the shift is 8 or
+    // less, none of it for 16-byte elements (shift 0), and none where output vector
+    // `first` is wholly copied. Rows of 16-byte elements not loading it halved a
+    // GPU invocation's loads (one vector each) and took 0.92× the time on lavapipe
     // (`reverse_rows_64.wgsl`; 16-byte `innermost` and `strided`, four alternating
-    // rounds, faster in 8 of 8).
+    // rounds, faster in 8 of 8). On lavapipe each load is a loop over the lanes
+    // that make it, and a profile put two thirds of this kernel's samples on those
+    // loops, so a load that fewer lanes make costs less: loading the second pair
+    // only where the shift passes 8, and nothing where `first` is wholly copied,
+    // took 0.97× the time for 4-byte `innermost` and `strided` (four alternating
+    // rounds, faster in 8 of 8). Skipping the first pair where the shift is 0 as
+    // well gave back most of that (0.99×): the next load then paid the first touch
+    // of the row's cache lines.
     var hi = vec4(0u);
-    if (ELEM_BYTES < 16u) {
-        hi = load_vec(in_row + window_top(first, lb));
+    if (ELEM_BYTES < 16u && VEC_BYTES * first < lb) {
+        let top = in_row + window_top(first, lb);
+        hi = vec4(load_pair(top, 0u), 0u, 0u);
+        if (w.shift > 8u) {
+            hi = vec4(hi.xy, load_pair(top, 1u));
+        }
     }
     // A constant trip count, so that the loop unrolls; the bound is a mask.
     for (var k = 0u; k < STEPS; k++) {
