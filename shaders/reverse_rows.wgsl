@@ -186,10 +186,11 @@ fn main(
             hi = vec4(hi.xy, load_pair(top, 1u));
         }
     }
-    // A constant trip count, so that the loop unrolls; the bound is a mask.
+    // A constant trip count, so that the loop unrolls; the bound is a mask, and
+    // none where every segment is full.
     for (var k = 0u; k < STEPS; k++) {
         let j = first + k;
-        if (j < last) {
+        if (FULL_SEGMENTS || j < last) {
             let x = load_vec(in_row + window_source(j, lb));
             store_vec(out_row + j, output_vector(w, j, x, hi));
             hi = x;

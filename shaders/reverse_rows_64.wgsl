@@ -48,10 +48,11 @@ fn main(
     if (ELEM_BYTES < 16u && 16u * first < lb && shift != 0u) {
         hi.x = src[in_row + window_top(first, lb)].x;
     }
-    // A constant trip count, so that the loop unrolls; the bound is a mask.
+    // A constant trip count, so that the loop unrolls; the bound is a mask, and
+    // none where every segment is full.
     for (var k = 0u; k < STEPS; k++) {
         let j = first + k;
-        if (j < last) {
+        if (FULL_SEGMENTS || j < last) {
             let x = src[in_row + window_source(j, lb)];
             var reversed = funnel64(x, hi, shift);
             if (ELEM_BYTES == 8u) {

@@ -57,6 +57,15 @@ fn outer(index: u32, whole_axis: bool) -> Outer {
     return o;
 }
 
+// Whether every `Rows` invocation writes STEPS vectors of its row (the steps divide
+// a row's vectors), so that its loop needs no bound; the host sets it for the `Rows`
+// kernels on 16-byte vectors. A bound is not free on lavapipe: every value a step
+// assigns under it is blended with the lanes' masks, every load and store tests
+// them. Without it, 4- to 16-byte `innermost` and `strided` rows (16 to 64
+// vectors, 8 or 16 an invocation) took 0.98× the time (0.96–0.995× by row, three
+// alternating rounds).
+override FULL_SEGMENTS: bool = false;
+
 // The work of one `Rows` invocation: its row (row-major over every dimension but
 // the innermost), and the vectors [first, last) of it, STEPS at most.
 struct Segment {

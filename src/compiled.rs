@@ -118,9 +118,13 @@ impl CompiledReverse {
                 signed_lengths: desc.sequence_lengths.data_type().is_signed_integer(),
                 word_bits: plan.word_bits(tuning, int64, element_bytes),
                 whole_rows: false,
+                full_segments: false,
             };
+            let kernel = key.kernel();
+            let whole_rows = plan.whole_rows() && kernel.has_whole_rows();
             PipelineKey {
-                whole_rows: plan.whole_rows() && key.kernel().has_whole_rows(),
+                whole_rows,
+                full_segments: !whole_rows && plan.full_segments() && kernel.has_full_segments(),
                 ..key
             }
         };

@@ -252,6 +252,14 @@ impl Plan {
         self.variant == Variant::Rows && self.vector_bytes == 16 && self.vecs <= self.steps
     }
 
+    /// Whether every `Rows` invocation has `steps` vectors of its row to write: the
+    /// steps divide a row's 16-byte vectors, so that no step needs a bound.
+    pub(crate) fn full_segments(&self) -> bool {
+        self.variant == Variant::Rows
+            && self.vector_bytes == 16
+            && self.vecs.is_multiple_of(self.steps)
+    }
+
     /// The `General` plan: one invocation per output element (4 bytes and wider) or
     /// per 32-bit word of the `output_bytes` the output binding spans.
     pub(crate) fn general(layout: &Layout, element_bytes: u32, output_bytes: u64) -> Plan {
@@ -484,6 +492,10 @@ mod tests {
         let gpu = plan(DataType::Float32, &[100, 64], 1, false);
         assert_eq!((cpu.steps, cpu.segments, cpu.invocations), (8, 2, 200));
         assert_eq!((gpu.steps, gpu.segments, gpu.invocations), (1, 16, 1600));
+        // Every invocation's segment is full there; rows of 20 vectors leave the last
+        // segment of each row 4.
+        assert!(cpu.full_segments() && gpu.full_segments());
+        assert!(!plan(DataType::Float32, &[100, 80], 1, true).full_segments());
         // Packed rows of 8- and 16-byte elements take 16 vectors an invocation on
         // a CPU; rows with gaps between them, and narrower elements, 8.
         for (data_type, packed_steps) in [(DataType::Float64, 16), (DataType::Uint8, 8)] {

@@ -156,6 +156,12 @@ impl Kernel {
         matches!(self, Kernel::Rows | Kernel::RowsSplit64)
     }
 
+    /// Whether the kernel has a specialisation for rows whose invocations all write
+    /// `steps` vectors ([`PipelineKey::full_segments`]).
+    pub const fn has_full_segments(self) -> bool {
+        matches!(self, Kernel::Rows | Kernel::RowsSplit64 | Kernel::Rows64)
+    }
+
     /// The entry point.
     pub const ENTRY_POINT: &'static str = "main";
 }
@@ -189,6 +195,11 @@ pub struct PipelineKey {
     /// compute on 32-bit words ([`Kernel::has_whole_rows`]): rows of at most `steps`
     /// vectors, whose invocations then load each vector once. False for the rest.
     pub whole_rows: bool,
+    /// Whether every invocation writes `steps` vectors of its row, for the kernels of
+    /// `Rows` on 16-byte vectors ([`Kernel::has_full_segments`]) where the steps
+    /// divide a row's vectors and no invocation holds a row whole: their loops then
+    /// need no bound. False for the rest.
+    pub full_segments: bool,
 }
 
 impl PipelineKey {
@@ -243,6 +254,9 @@ impl PipelineKey {
         if self.kernel().has_whole_rows() {
             constants.push(("WHOLE_ROWS", f64::from(u8::from(self.whole_rows))));
         }
+        if self.kernel().has_full_segments() {
+            constants.push(("FULL_SEGMENTS", f64::from(u8::from(self.full_segments))));
+        }
         constants
     }
 
@@ -265,17 +279,7 @@ impl PipelineKey {
                                     .flat_map(move |&word_bits| {
                                         keys(variant, steps, vector_bytes, element_bytes).flat_map(
                                             move |key| {
-                                                let key = PipelineKey { word_bits, ..key };
-                                                let whole: &[bool] =
-                                                    if key.kernel().has_whole_rows() {
-                                                        &[false, true]
-                                                    } else {
-                                                        &[false]
-                                                    };
-                                                whole.iter().map(move |&whole_rows| PipelineKey {
-                                                    whole_rows,
-                                                    ..key
-                                                })
+                                                segment_keys(PipelineKey { word_bits, ..key })
                                             },
                                         )
                                     })
@@ -284,6 +288,23 @@ impl PipelineKey {
             })
         })
     }
+}
+
+/// `key` with each row segmentation its kernel has: partial segments, full ones,
+/// whole rows.
+fn segment_keys(key: PipelineKey) -> impl Iterator<Item = PipelineKey> {
+    let kernel = key.kernel();
+    [(false, false), (false, true), (true, false)]
+        .into_iter()
+        .filter(move |&(whole_rows, full_segments)| {
+            (!whole_rows || kernel.has_whole_rows())
+                && (!full_segments || kernel.has_full_segments())
+        })
+        .map(move |(whole_rows, full_segments)| PipelineKey {
+            whole_rows,
+            full_segments,
+            ..key
+        })
 }
 
 /// Every rank, axis and length type of one variant, step count, vector size and
@@ -314,6 +335,7 @@ fn keys(
                         signed_lengths,
                         word_bits: 32,
                         whole_rows: false,
+                        full_segments: false,
                     },
                 )
             })

@@ -69,7 +69,9 @@ fn every_specialisation_parses_validates_and_translates() {
     // them, 2 widths (8, 16 bytes: `Rows64`) × 8 × 5; Columns, 4 widths × 4 × 28;
     // Gather, 2 widths (8, 16 bytes) × 3 × 28; Rows, 3 widths (1, 2, 4 bytes:
     // `RowsSplit64`) × 8 × 4; and both again for rows an invocation holds whole:
-    // 5 × 8 × 4 + 2 × 8 × 1 and 3 × 8 × 4).
+    // 5 × 8 × 4 + 2 × 8 × 1 and 3 × 8 × 4; and every `Rows` kernel on 16-byte vectors
+    // again for rows whose segments are all full: (5 × 4 + 2) × 8, 3 × 8 × 4 and
+    // 2 × 8 × 5).
     assert_eq!(
         checked,
         4 * (5 * 36
@@ -86,6 +88,9 @@ fn every_specialisation_parses_validates_and_translates() {
             + 2 * 3 * 28
             + 3 * 8 * 4
             + (5 * 4 + 2) * 8
-            + 3 * 8 * 4)
+            + 3 * 8 * 4
+            + (5 * 4 + 2) * 8
+            + 3 * 8 * 4
+            + 2 * 8 * 5)
     );
 }

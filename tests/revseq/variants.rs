@@ -348,12 +348,16 @@ fn every_variant_width_and_length_type_matches_the_reference() {
     let mut word_cases = 0;
     for data_type in WIDTHS {
         for length_type in LENGTH_TYPES {
-            // Rows of 2, 3, 5 and 9 vectors: a power of two, several, fewer than
-            // the steps per invocation, and more than one invocation per row.
-            for vecs in [2, 3, 5, 9] {
+            // Rows of 2, 3, 5, 9, 16 and 24 vectors: a power of two, several, fewer
+            // than the steps per invocation, and more than one invocation per row,
+            // whose segments are all full (16, and 24 at 8 steps) or not.
+            for vecs in [2, 3, 5, 9, 16, 24] {
                 let n = elements(data_type, 16 * vecs);
                 let d = desc(data_type, &[7, n], 1, length_type, None);
                 check(&mut rng, &d, Variant::Rows);
+                let key = gpu().compile(&d).unwrap().key();
+                let full = !key.whole_rows && vecs.is_multiple_of(key.steps);
+                assert_eq!(key.full_segments, full, "{key:?}");
                 let d = desc(data_type, &[n], 0, length_type, None);
                 for _ in 0..4 {
                     check(&mut rng, &d, Variant::Rows);
@@ -407,7 +411,7 @@ fn every_variant_width_and_length_type_matches_the_reference() {
             }
         }
     }
-    assert_eq!(cases, 5 * 4 * (4 * 5 + 3 * 4));
+    assert_eq!(cases, 5 * 4 * (6 * 5 + 3 * 4));
     // Per length type: 1- and 2-byte rows of all four sizes, 4-byte of 20, 24 and
     // 148 bytes, 8-byte of 24 (the rest are one element or whole vectors); 8 cases
     // each.
@@ -485,6 +489,10 @@ fn rows_in_one_invocation_match_the_reference_at_every_length() {
                     let most = if tuning == Tuning::Cpu { cpu_steps } else { 1 };
                     let whole = vecs <= most && key.kernel().has_whole_rows();
                     assert_eq!(key.whole_rows, whole, "{key:?}");
+                    // Every invocation writes `steps` vectors where they divide the
+                    // row (one under the GPU tuning), and the loop then has no bound.
+                    let full = !whole && vecs.is_multiple_of(key.steps);
+                    assert_eq!(key.full_segments, full, "{key:?}");
                     let input = rng.bytes(d.input.min_size_in_bytes() as usize);
                     assert_matches_reference_on(&device, &d, &input, &lengths);
                 }
