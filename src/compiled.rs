@@ -8,7 +8,7 @@ use crate::plan::Plan;
 #[cfg(not(target_arch = "wasm32"))]
 use crate::scope::{block_on, now_or_never};
 use crate::scope::{capture, Scope};
-use crate::shaders::{PipelineKey, WORKGROUP_SIZE};
+use crate::shaders::{PipelineKey, RowSegments, WORKGROUP_SIZE};
 use crate::signal;
 use crate::window::{self, Dispatch, Window};
 use crate::{Error, Gpu, ReverseSubsequences, TensorRole, Variant};
@@ -117,16 +117,17 @@ impl CompiledReverse {
                 length_bytes,
                 signed_lengths: desc.sequence_lengths.data_type().is_signed_integer(),
                 word_bits: plan.word_bits(tuning, int64, element_bytes),
-                whole_rows: false,
-                full_segments: false,
+                segments: RowSegments::Partial,
             };
             let kernel = key.kernel();
-            let whole_rows = plan.whole_rows() && kernel.has_whole_rows();
-            PipelineKey {
-                whole_rows,
-                full_segments: !whole_rows && plan.full_segments() && kernel.has_full_segments(),
-                ..key
-            }
+            let segments = if plan.whole_rows() && kernel.has_whole_rows() {
+                RowSegments::Whole
+            } else if plan.full_segments() && kernel.has_full_segments() {
+                RowSegments::Full
+            } else {
+                RowSegments::Partial
+            };
+            PipelineKey { segments, ..key }
         };
         // One pipeline for every dispatch: the plan's variant where every piece can
         // run it from a vector-aligned start, else the general kernels.

@@ -151,13 +151,13 @@ impl Kernel {
     }
 
     /// Whether the kernel has a specialisation for rows that an invocation holds
-    /// whole ([`PipelineKey::whole_rows`]).
+    /// whole ([`RowSegments::Whole`]).
     pub const fn has_whole_rows(self) -> bool {
         matches!(self, Kernel::Rows | Kernel::RowsSplit64)
     }
 
     /// Whether the kernel has a specialisation for rows whose invocations all write
-    /// `steps` vectors ([`PipelineKey::full_segments`]).
+    /// `steps` vectors ([`RowSegments::Full`]).
     pub const fn has_full_segments(self) -> bool {
         matches!(self, Kernel::Rows | Kernel::RowsSplit64 | Kernel::Rows64)
     }
@@ -191,15 +191,23 @@ pub struct PipelineKey {
     /// 16-byte elements, on a CPU adapter whose device has
     /// [`wgpu::Features::SHADER_INT64`], else 32.
     pub word_bits: u32,
-    /// Whether each invocation holds a whole row, for the kernels of `Rows` that
-    /// compute on 32-bit words ([`Kernel::has_whole_rows`]): rows of at most `steps`
-    /// vectors, whose invocations then load each vector once. False for the rest.
-    pub whole_rows: bool,
-    /// Whether every invocation writes `steps` vectors of its row, for the kernels of
-    /// `Rows` on 16-byte vectors ([`Kernel::has_full_segments`]) where the steps
-    /// divide a row's vectors and no invocation holds a row whole: their loops then
-    /// need no bound. False for the rest.
-    pub full_segments: bool,
+    /// How the invocations of a `Rows` kernel on 16-byte vectors cover a row;
+    /// [`RowSegments::Partial`] for the rest.
+    pub segments: RowSegments,
+}
+
+/// How a `Rows` kernel's invocations cover a row ([`PipelineKey::segments`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum RowSegments {
+    /// `steps` vectors an invocation, the row's last segment maybe shorter: each
+    /// step checks its bound.
+    Partial,
+    /// `steps` vectors an invocation, which divide the row: no step needs a bound
+    /// ([`Kernel::has_full_segments`]).
+    Full,
+    /// A row of at most `steps` vectors an invocation, which loads each vector once
+    /// ([`Kernel::has_whole_rows`]).
+    Whole,
 }
 
 impl PipelineKey {
@@ -251,11 +259,12 @@ impl PipelineKey {
                 ("STEPS", f64::from(self.steps)),
             ]),
         }
+        let segments = |s: RowSegments| f64::from(u8::from(self.segments == s));
         if self.kernel().has_whole_rows() {
-            constants.push(("WHOLE_ROWS", f64::from(u8::from(self.whole_rows))));
+            constants.push(("WHOLE_ROWS", segments(RowSegments::Whole)));
         }
         if self.kernel().has_full_segments() {
-            constants.push(("FULL_SEGMENTS", f64::from(u8::from(self.full_segments))));
+            constants.push(("FULL_SEGMENTS", segments(RowSegments::Full)));
         }
         constants
     }
@@ -290,21 +299,17 @@ impl PipelineKey {
     }
 }
 
-/// `key` with each row segmentation its kernel has: partial segments, full ones,
-/// whole rows.
+/// `key` with each [`RowSegments`] its kernel has.
 fn segment_keys(key: PipelineKey) -> impl Iterator<Item = PipelineKey> {
     let kernel = key.kernel();
-    [(false, false), (false, true), (true, false)]
+    [RowSegments::Partial, RowSegments::Full, RowSegments::Whole]
         .into_iter()
-        .filter(move |&(whole_rows, full_segments)| {
-            (!whole_rows || kernel.has_whole_rows())
-                && (!full_segments || kernel.has_full_segments())
+        .filter(move |&segments| match segments {
+            RowSegments::Partial => true,
+            RowSegments::Full => kernel.has_full_segments(),
+            RowSegments::Whole => kernel.has_whole_rows(),
         })
-        .map(move |(whole_rows, full_segments)| PipelineKey {
-            whole_rows,
-            full_segments,
-            ..key
-        })
+        .map(move |segments| PipelineKey { segments, ..key })
 }
 
 /// Every rank, axis and length type of one variant, step count, vector size and
@@ -334,8 +339,7 @@ fn keys(
                         length_bytes,
                         signed_lengths,
                         word_bits: 32,
-                        whole_rows: false,
-                        full_segments: false,
+                        segments: RowSegments::Partial,
                     },
                 )
             })

@@ -5,6 +5,7 @@
 //! multiplying departs from small numbers), and strided, gapped and broadcast
 //! layouts on the fast paths.
 
+use revseq::shaders::RowSegments;
 use revseq::{DataType, Gpu, ReverseSubsequences, TensorDesc, Tuning, Variant};
 
 use crate::support::{
@@ -356,8 +357,10 @@ fn every_variant_width_and_length_type_matches_the_reference() {
                 let d = desc(data_type, &[7, n], 1, length_type, None);
                 check(&mut rng, &d, Variant::Rows);
                 let key = gpu().compile(&d).unwrap().key();
-                let full = !key.whole_rows && vecs.is_multiple_of(key.steps);
-                assert_eq!(key.full_segments, full, "{key:?}");
+                if key.segments != RowSegments::Whole {
+                    let full = vecs.is_multiple_of(key.steps);
+                    assert_eq!(key.segments == RowSegments::Full, full, "{key:?}");
+                }
                 let d = desc(data_type, &[n], 0, length_type, None);
                 for _ in 0..4 {
                     check(&mut rng, &d, Variant::Rows);
@@ -487,12 +490,17 @@ fn rows_in_one_invocation_match_the_reference_at_every_length() {
                     // The CPU tuning takes up to `cpu_steps` vectors an invocation,
                     // the GPU one.
                     let most = if tuning == Tuning::Cpu { cpu_steps } else { 1 };
-                    let whole = vecs <= most && key.kernel().has_whole_rows();
-                    assert_eq!(key.whole_rows, whole, "{key:?}");
-                    // Every invocation writes `steps` vectors where they divide the
-                    // row (one under the GPU tuning), and the loop then has no bound.
-                    let full = !whole && vecs.is_multiple_of(key.steps);
-                    assert_eq!(key.full_segments, full, "{key:?}");
+                    // Otherwise every invocation writes `steps` vectors where they
+                    // divide the row (one under the GPU tuning), and the loop then
+                    // has no bound.
+                    let segments = if vecs <= most && key.kernel().has_whole_rows() {
+                        RowSegments::Whole
+                    } else if vecs.is_multiple_of(key.steps) {
+                        RowSegments::Full
+                    } else {
+                        RowSegments::Partial
+                    };
+                    assert_eq!(key.segments, segments, "{key:?}");
                     let input = rng.bytes(d.input.min_size_in_bytes() as usize);
                     assert_matches_reference_on(&device, &d, &input, &lengths);
                 }
