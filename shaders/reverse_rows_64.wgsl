@@ -22,13 +22,15 @@ fn main(
     @builtin(local_invocation_index) local: u32,
 ) {
     let id = invocation_index(group, groups, local);
-    if (id >= params.count) {
-        return;
-    }
+    // Before the return, so that their loads of `params` are scalar
+    // (`invocation_index`).
     let work = segment(id);
     let first = work.first;
     let last = work.last;
     let o = outer(work.row, false);
+    if (id >= params.count) {
+        return;
+    }
     let in_row = vec_index(o.in_offset);
     let out_row = vec_index(o.out_offset);
 

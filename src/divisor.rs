@@ -45,8 +45,9 @@ impl Divisor {
         }
     }
 
-    /// `n / d` as `divide` in `shaders/common.wgsl` computes it, with the same
-    /// 16-bit partial products; the tests hold it to Rust's division.
+    /// `n / d` as `divide` in `shaders/common.wgsl` computes it, with the 16-bit
+    /// partial products of `shaders/mul_high_halves.wgsl` (`mul_high_u64.wgsl`'s
+    /// 64-bit product is exact); the tests hold it to Rust's division.
     #[cfg(test)]
     fn divide(self, n: u32) -> u32 {
         if self.value == 1 {
@@ -57,8 +58,8 @@ impl Divisor {
     }
 }
 
-/// The high word of `a * b` from 16-bit halves, as WGSL (which has no 64-bit
-/// integers) computes it.
+/// The high word of `a * b` from 16-bit halves, as WGSL without 64-bit integers
+/// computes it.
 #[cfg(test)]
 fn mul_hi(a: u32, b: u32) -> u32 {
     let (al, ah, bl, bh) = (a & 0xFFFF, a >> 16, b & 0xFFFF, b >> 16);

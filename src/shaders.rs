@@ -12,9 +12,10 @@ use crate::Variant;
 /// of 256 on the `middle` and `outermost` rows (four alternating rounds).
 pub const WORKGROUP_SIZE: u32 = 256;
 
-/// A compute kernel: `shaders/common.wgsl`, then for the vector kernels the
-/// bindings (`bind_vec4.wgsl`, `bind_vec2_u64.wgsl` or `bind_word.wgsl`) and
-/// `vectors.wgsl`, then its own file.
+/// A compute kernel: `shaders/common.wgsl` and a multiply-high for its divisions
+/// (`mul_high_u64.wgsl` on 64-bit words, else `mul_high_halves.wgsl`), then for the
+/// vector kernels the bindings (`bind_vec4.wgsl`, `bind_vec2_u64.wgsl` or
+/// `bind_word.wgsl`) and `vectors.wgsl`, then its own file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Kernel {
     /// [`Variant::General`], elements of 4, 8 or 16 bytes: one invocation per output
@@ -59,10 +60,20 @@ pub enum Kernel {
     Columns64,
 }
 
+// A vector kernel's source: `common.wgsl`, its multiply-high, its bindings,
+// `vectors.wgsl`, then its own file. On 64-bit words the multiply-high is one
+// 64-bit multiply; elsewhere 16-bit partial products.
 macro_rules! vector_kernel {
+    ("bind_vec2_u64.wgsl", $file:literal) => {
+        vector_kernel!("mul_high_u64.wgsl", "bind_vec2_u64.wgsl", $file)
+    };
     ($bindings:literal, $file:literal) => {
+        vector_kernel!("mul_high_halves.wgsl", $bindings, $file)
+    };
+    ($mul_high:literal, $bindings:literal, $file:literal) => {
         concat!(
             include_str!("../shaders/common.wgsl"),
+            include_str!(concat!("../shaders/", $mul_high)),
             include_str!(concat!("../shaders/", $bindings)),
             include_str!("../shaders/vectors.wgsl"),
             include_str!(concat!("../shaders/", $file))
@@ -94,10 +105,12 @@ impl Kernel {
         match self {
             Kernel::Words => concat!(
                 include_str!("../shaders/common.wgsl"),
+                include_str!("../shaders/mul_high_halves.wgsl"),
                 include_str!("../shaders/reverse_words.wgsl")
             ),
             Kernel::Subword => concat!(
                 include_str!("../shaders/common.wgsl"),
+                include_str!("../shaders/mul_high_halves.wgsl"),
                 include_str!("../shaders/reverse_subword.wgsl")
             ),
             Kernel::Rows => vector_kernel!("bind_vec4.wgsl", "reverse_rows.wgsl"),
