@@ -109,9 +109,8 @@ fn output_vector(w: Window, j: u32, x: vec4<u32>, hi: vec4<u32>) -> vec4<u32> {
 // and T. On lavapipe this took 0.91× the time of the loop in `main` on 1-byte rows
 // of 64 elements (4 vectors), 0.97× on 2-byte ones (8 vectors; three alternating
 // rounds, faster in 12 of 12).
-fn whole_row(in_row: u32, out_row: u32, lb: u32) {
+fn whole_row(in_row: u32, out_row: u32, lb: u32, n: u32) {
     let w = window_of(lb);
-    let n = params.vecs;
     // The vector where LB falls (n where the whole row is reversed).
     let at = lb / VEC_BYTES;
     let top = min(at, n - 1u);
@@ -153,6 +152,7 @@ fn main(
     let first = work.first;
     let last = work.last;
     let o = outer(work.row, false);
+    let n = size_at(AXIS);
     if (id >= params.count) {
         return;
     }
@@ -160,9 +160,9 @@ fn main(
     let out_row = vec_index(o.out_offset);
 
     // Row bytes are below 2^32, so none of this overflows.
-    let lb = lane_length(o.len_offset, size_at(AXIS)) * ELEM_BYTES;
+    let lb = lane_length(o.len_offset, n) * ELEM_BYTES;
     if (WHOLE_ROWS) {
-        whole_row(in_row, out_row, lb);
+        whole_row(in_row, out_row, lb, work.vecs);
         return;
     }
     let w = window_of(lb);
@@ -182,7 +182,7 @@ fn main(
     // of the row's cache lines.
     var hi = vec4(0u);
     if (ELEM_BYTES < 16u && VEC_BYTES * first < lb) {
-        let top = in_row + window_top(first, lb);
+        let top = in_row + window_top(work, lb);
         hi = vec4(load_pair(top, 0u), 0u, 0u);
         if (w.shift > 8u) {
             hi = vec4(hi.xy, load_pair(top, 1u));

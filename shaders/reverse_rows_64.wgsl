@@ -28,6 +28,7 @@ fn main(
     let first = work.first;
     let last = work.last;
     let o = outer(work.row, false);
+    let n = size_at(AXIS);
     if (id >= params.count) {
         return;
     }
@@ -36,7 +37,7 @@ fn main(
 
     // As in `reverse_rows.wgsl`, on 64-bit words: the row's words below LB / 8 are
     // reversed, the rest copied.
-    let lb = lane_length(o.len_offset, size_at(AXIS)) * ELEM_BYTES;
+    let lb = lane_length(o.len_offset, n) * ELEM_BYTES;
     let shift = lb & 15u;
     let reversed_words = vec2(lb >> 3u);
     // The upper half of the first window (`window_top`), as in
@@ -48,7 +49,7 @@ fn main(
     // too.
     var hi = vec2(0lu);
     if (ELEM_BYTES < 16u && 16u * first < lb && shift != 0u) {
-        hi.x = src[in_row + window_top(first, lb)].x;
+        hi.x = src[in_row + window_top(work, lb)].x;
     }
     // A constant trip count, so that the loop unrolls; the bound is a mask, and
     // none where every segment is full.

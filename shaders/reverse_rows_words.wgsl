@@ -39,12 +39,13 @@ fn main(
     let first = work.first;
     let last = work.last;
     let o = outer(work.row, false);
+    let n = size_at(AXIS);
     if (id >= params.count) {
         return;
     }
     let in_row = vec_index(o.in_offset);
     let out_row = vec_index(o.out_offset);
-    let len = lane_length(o.len_offset, size_at(AXIS));
+    let len = lane_length(o.len_offset, n);
 
     if (ELEM_BYTES >= 4u) {
         // A constant trip count, so that the loop unrolls; the bound is a mask.
@@ -65,7 +66,7 @@ fn main(
     // Word LB / 4 straddles LB: its first LB mod 4 bytes are reversed, the rest
     // copied; the shift is at most 3 bytes, so the mask's shift stays below 32.
     let straddling = (1u << (shift * 8u)) - 1u;
-    var hi = src[in_row + window_top(first, lb)];
+    var hi = src[in_row + window_top(work, lb)];
     for (var k = 0u; k < STEPS; k++) {
         let j = first + k;
         if (j < last) {

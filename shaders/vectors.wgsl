@@ -67,17 +67,20 @@ fn outer(index: u32, whole_axis: bool) -> Outer {
 override FULL_SEGMENTS: bool = false;
 
 // The work of one `Rows` invocation: its row (row-major over every dimension but
-// the innermost), and the vectors [first, last) of it, STEPS at most.
+// the innermost), and the vectors [first, last) of it, STEPS at most, of the
+// row's `vecs`.
 struct Segment {
     row: u32,
     first: u32,
     last: u32,
+    vecs: u32,
 }
 
 fn segment(id: u32) -> Segment {
     let row = divide(id, params.segments);
     let first = (id - row * params.segments.value) * STEPS;
-    return Segment(row, first, min(first + STEPS, params.vecs));
+    let vecs = params.vecs;
+    return Segment(row, first, min(first + STEPS, vecs), vecs);
 }
 
 // `Rows`' sliding window (`reverse_rows.wgsl`), with LB the row's length in bytes:
@@ -91,8 +94,9 @@ fn window_source(j: u32, lb: u32) -> u32 {
 // mirror while it is wholly reversed, `first` itself while it straddles LB (unused
 // once it is wholly copied). Clamped into the row: with a shift of 0 it is not
 // used, and may lie one past the row.
-fn window_top(first: u32, lb: u32) -> u32 {
-    return min(select(first, lb / VEC_BYTES - first, VEC_BYTES * first < lb), params.vecs - 1u);
+fn window_top(work: Segment, lb: u32) -> u32 {
+    let first = work.first;
+    return min(select(first, lb / VEC_BYTES - first, VEC_BYTES * first < lb), work.vecs - 1u);
 }
 
 // The work of one `Gather` invocation: a vector (or word) column of a run and the
