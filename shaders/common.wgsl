@@ -108,9 +108,9 @@ fn len_stride_at(d: u32) -> u32 {
 // dispatch into x and y; this unfolds it. Invocations past `params.count` return,
 // but the `Rows` kernels first compute their indices: on lavapipe a load of
 // `params` after that return (any divergent branch) is a gather, lane by lane,
-// where before it the load is one scalar for all lanes. The rows' segment and
-// offsets read nine fields of `params`; computed before the return, 4-byte
-// `innermost` rows took 0.98x the time.
+// where before it the load is one scalar for all lanes. A rows invocation's
+// segment, offsets and axis size read eleven fields of `params`; read before the
+// return, 4- and 8-byte `innermost` and `strided` rows took 0.97-0.98x the time.
 fn invocation_index(group: vec3<u32>, groups: vec3<u32>, local: u32) -> u32 {
     return (group.y * groups.x + group.x) * WORKGROUP_SIZE + local;
 }
