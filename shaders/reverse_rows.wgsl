@@ -70,7 +70,7 @@ fn reverse_elements(v: vec4<u32>) -> vec4<u32> {
 // sides of an `if` even when every lane takes the same one, and the unused side's
 // loads cost as much as the used side's (4-byte rows took 1.23× the time with both
 // paths behind a test of `params.vecs`).
-override WHOLE_ROWS: bool;
+override WHOLE_ROWS: bool = false;
 
 // What a row's window makes of output vector `j`: `x`, the vector its step loads
 // (`window_source`), and `hi`, the one above it in the window, give the reversed
@@ -153,6 +153,7 @@ fn main(
     let last = work.last;
     let o = outer(work.row, false);
     let n = size_at(AXIS);
+    let len = row_length(o.len_offset, n, local, id < params.count);
     if (id >= params.count) {
         return;
     }
@@ -160,7 +161,7 @@ fn main(
     let out_row = vec_index(o.out_offset);
 
     // Row bytes are below 2^32, so none of this overflows.
-    let lb = lane_length(o.len_offset, n) * ELEM_BYTES;
+    let lb = len * ELEM_BYTES;
     if (WHOLE_ROWS) {
         whole_row(in_row, out_row, lb, work.vecs);
         return;

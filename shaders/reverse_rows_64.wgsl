@@ -29,6 +29,7 @@ fn main(
     let last = work.last;
     let o = outer(work.row, false);
     let n = size_at(AXIS);
+    let len = row_length(o.len_offset, n, local, id < params.count);
     if (id >= params.count) {
         return;
     }
@@ -37,7 +38,7 @@ fn main(
 
     // As in `reverse_rows.wgsl`, on 64-bit words: the row's words below LB / 8 are
     // reversed, the rest copied.
-    let lb = lane_length(o.len_offset, n) * ELEM_BYTES;
+    let lb = len * ELEM_BYTES;
     let shift = lb & 15u;
     let reversed_words = vec2(lb >> 3u);
     // The upper half of the first window (`window_top`), as in

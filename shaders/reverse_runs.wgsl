@@ -14,21 +14,23 @@ fn main(
     @builtin(local_invocation_index) local: u32,
 ) {
     let id = invocation_index(group, groups, local);
+    // Before the return: `row_length` may read other lanes.
+    let run = divide(id, params.segments);
+    let o = outer(run, true);
+    let len = row_length(o.len_offset, params.axis_size, local, id < params.count);
     if (id >= params.count) {
         return;
     }
-    let run = divide(id, params.segments);
     let in_run = id - run * params.segments.value;
     // Lanes are a power of two: shifts, not per-lane divisions.
     let lanes = params.lanes;
     let lane_group = in_run >> countTrailingZeros(lanes);
     let first = lane_group * lanes * STEPS + (in_run & (lanes - 1u));
-    let o = outer(run, true);
     // A windowed dispatch may hold a part of the axis from `axis_start` on, and
     // input windows of whole axis positions: it copies only the runs whose source
     // position its input binding holds (`src/window.rs`). One dispatch of the
     // whole tensor holds every position and source.
-    let s = mirrored(params.axis_start + o.t, lane_length(o.len_offset, params.axis_size));
+    let s = mirrored(params.axis_start + o.t, len);
     let source = windowed_source(o.in_offset - params.in_shift, s, in_stride_at(AXIS));
     if (source == ELSEWHERE) {
         return;

@@ -106,6 +106,7 @@ impl CompiledReverse {
         )?;
         let tuning = gpu.inner.tuning;
         let int64 = gpu.inner.int64;
+        let subgroup_lanes = gpu.inner.subgroup_lanes;
         let key_of = |plan: &Plan, piece: &Dispatch| {
             let key = PipelineKey {
                 variant: plan.variant,
@@ -118,6 +119,7 @@ impl CompiledReverse {
                 signed_lengths: desc.sequence_lengths.data_type().is_signed_integer(),
                 word_bits: plan.word_bits(tuning, int64, element_bytes),
                 segments: RowSegments::Partial,
+                share_lengths: 1,
             };
             let kernel = key.kernel();
             let segments = if plan.whole_rows() && kernel.has_whole_rows() {
@@ -127,7 +129,16 @@ impl CompiledReverse {
             } else {
                 RowSegments::Partial
             };
-            PipelineKey { segments, ..key }
+            let share_lengths = if key.word_bits == 64 && segments != RowSegments::Whole {
+                plan.share_lengths(subgroup_lanes)
+            } else {
+                1
+            };
+            PipelineKey {
+                segments,
+                share_lengths,
+                ..key
+            }
         };
         // One pipeline for every dispatch: the plan's variant where every piece can
         // run it from a vector-aligned start, else the general kernels.

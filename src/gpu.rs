@@ -24,6 +24,9 @@ pub(crate) struct Inner {
     pub(crate) tuning: Tuning,
     /// Whether the device has `SHADER_INT64`, for kernels that move 64-bit words.
     pub(crate) int64: bool,
+    /// Invocations per subgroup where the device has `SUBGROUP` and the adapter
+    /// one subgroup size, else 0.
+    pub(crate) subgroup_lanes: u32,
     /// Bytes one storage binding may hold: the device's limit, or lower.
     pub(crate) max_binding: u64,
     pipeline_layout: wgpu::PipelineLayout,
@@ -81,8 +84,10 @@ impl Gpu {
                 label: Some("revseq"),
                 // 64-bit words where the adapter has them: on a CPU adapter most
                 // vector kernels move their vectors as two of them
-                // (`Variant::word_sizes`).
-                required_features: adapter.features() & wgpu::Features::SHADER_INT64,
+                // (`Variant::word_sizes`). Subgroups too: there `Rows`
+                // invocations of one row share its length (`Plan::share_lengths`).
+                required_features: adapter.features()
+                    & (wgpu::Features::SHADER_INT64 | wgpu::Features::SUBGROUP),
                 required_limits: adapter.limits(),
                 ..Default::default()
             })
@@ -98,7 +103,9 @@ impl Gpu {
     /// only the default limits; larger limits allow larger tensors, and
     /// [`wgpu::Features::SHADER_INT64`] lets a CPU adapter move most vectors as
     /// 64-bit words, which is faster there
-    /// ([`PipelineKey::word_bits`](crate::shaders::PipelineKey::word_bits)).
+    /// ([`PipelineKey::word_bits`](crate::shaders::PipelineKey::word_bits)), as
+    /// does [`wgpu::Features::SUBGROUP`] on one whose subgroups are 8 invocations
+    /// ([`PipelineKey::share_lengths`](crate::shaders::PipelineKey::share_lengths)).
     /// The plan is tuned for the adapter's device type ([`Tuning::for_adapter`]).
     ///
     /// ```
@@ -201,6 +208,14 @@ impl Gpu {
             immediate_size: 0,
         });
         let int64 = device.features().contains(wgpu::Features::SHADER_INT64);
+        let info = device.adapter_info();
+        let subgroup_lanes = if device.features().contains(wgpu::Features::SUBGROUP)
+            && info.subgroup_min_size == info.subgroup_max_size
+        {
+            info.subgroup_min_size
+        } else {
+            0
+        };
         Gpu {
             inner: Arc::new(Inner {
                 device,
@@ -208,6 +223,7 @@ impl Gpu {
                 bind_group_layout,
                 tuning,
                 int64,
+                subgroup_lanes,
                 max_binding,
                 pipeline_layout,
                 cache: PipelineCache::default(),

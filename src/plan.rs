@@ -214,6 +214,10 @@ const CPU_BYTES: u32 = 8 * 16;
 /// too and 16-byte ones 0.99× (two rounds).
 pub(crate) const ROWS_PACKED_STEPS: u32 = 16;
 
+/// The subgroup size `shaders/row_length_subgroup.wgsl` is written for (lavapipe's
+/// on 256-bit vectors); its broadcasts name lanes 0 to 7.
+pub(crate) const SHARED_SUBGROUP: u32 = 8;
+
 /// A variant and the counts its kernel needs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Plan {
@@ -258,6 +262,25 @@ impl Plan {
         self.variant == Variant::Rows
             && self.vector_bytes == 16
             && self.vecs.is_multiple_of(self.steps)
+    }
+
+    /// Invocations that share one load of their row's or run's length (`Rows`
+    /// and `Runs` on 16-byte vectors,
+    /// [`PipelineKey::share_lengths`](crate::shaders::PipelineKey)): on an
+    /// adapter whose subgroups are SHARED_SUBGROUP invocations, the largest power
+    /// of two that divides the invocations of a row or run, up to a subgroup, so
+    /// that each aligned group of that many lies in one row; 1 where that is 1 or
+    /// on any other adapter.
+    pub(crate) fn share_lengths(&self, subgroup_lanes: u32) -> u32 {
+        if matches!(self.variant, Variant::Rows | Variant::Runs)
+            && self.vector_bytes == 16
+            && subgroup_lanes == SHARED_SUBGROUP
+            && self.segments > 0
+        {
+            (1 << self.segments.trailing_zeros()).min(SHARED_SUBGROUP)
+        } else {
+            1
+        }
     }
 
     /// The `General` plan: one invocation per output element (4 bytes and wider) or

@@ -15,7 +15,9 @@ pub const WORKGROUP_SIZE: u32 = 256;
 /// A compute kernel: `shaders/common.wgsl` and a multiply-high for its divisions
 /// (`mul_high_u64.wgsl` on 64-bit words, else `mul_high_halves.wgsl`), then for the
 /// vector kernels the bindings (`bind_vec4.wgsl`, `bind_vec2_u64.wgsl` or
-/// `bind_word.wgsl`) and `vectors.wgsl`, then its own file.
+/// `bind_word.wgsl`) and `vectors.wgsl`, for `Rows` on 16-byte vectors how an
+/// invocation gets its length (`row_length.wgsl` or `row_length_subgroup.wgsl`),
+/// then its own file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Kernel {
     /// [`Variant::General`], elements of 4, 8 or 16 bytes: one invocation per output
@@ -37,6 +39,12 @@ pub enum Kernel {
     /// stored as two 64-bit words and computed on as four 32-bit ones
     /// ([`PipelineKey::word_bits`] 64).
     RowsSplit64,
+    /// [`Kernel::Rows64`] with invocations of one row sharing its length load
+    /// through subgroup broadcasts ([`PipelineKey::share_lengths`]).
+    Rows64Subgroup,
+    /// [`Kernel::RowsSplit64`] with invocations of one row sharing its length load
+    /// through subgroup broadcasts ([`PipelineKey::share_lengths`]).
+    RowsSplit64Subgroup,
     /// [`Variant::Runs`] on 16-byte vectors.
     Runs,
     /// [`Variant::Runs`] on 32-bit words: runs that are whole words but not whole
@@ -45,6 +53,9 @@ pub enum Kernel {
     /// [`Variant::Runs`] on 16-byte vectors loaded and stored as two 64-bit words
     /// ([`PipelineKey::word_bits`] 64).
     Runs64,
+    /// [`Kernel::Runs64`] with invocations of one run sharing its length load
+    /// through subgroup broadcasts ([`PipelineKey::share_lengths`]).
+    Runs64Subgroup,
     /// [`Variant::Gather`] on 16-byte vectors.
     Gather,
     /// [`Variant::Gather`] on 16-byte vectors loaded and stored as two 64-bit words
@@ -81,18 +92,32 @@ macro_rules! vector_kernel {
     };
 }
 
+// A `Rows` or `Runs` kernel: a vector kernel whose row's or run's length comes
+// from `$lengths`, then its own file.
+macro_rules! length_kernel {
+    ($bindings:literal, $lengths:literal, $file:literal) => {
+        concat!(
+            vector_kernel!($bindings, $lengths),
+            include_str!(concat!("../shaders/", $file))
+        )
+    };
+}
+
 impl Kernel {
     /// Every kernel.
-    pub const ALL: [Kernel; 14] = [
+    pub const ALL: [Kernel; 17] = [
         Kernel::Words,
         Kernel::Subword,
         Kernel::Rows,
         Kernel::RowsWords,
         Kernel::Rows64,
         Kernel::RowsSplit64,
+        Kernel::Rows64Subgroup,
+        Kernel::RowsSplit64Subgroup,
         Kernel::Runs,
         Kernel::RunsWords,
         Kernel::Runs64,
+        Kernel::Runs64Subgroup,
         Kernel::Gather,
         Kernel::Gather64,
         Kernel::GatherWords,
@@ -113,13 +138,42 @@ impl Kernel {
                 include_str!("../shaders/mul_high_halves.wgsl"),
                 include_str!("../shaders/reverse_subword.wgsl")
             ),
-            Kernel::Rows => vector_kernel!("bind_vec4.wgsl", "reverse_rows.wgsl"),
+            Kernel::Rows => {
+                length_kernel!("bind_vec4.wgsl", "row_length.wgsl", "reverse_rows.wgsl")
+            }
             Kernel::RowsWords => vector_kernel!("bind_word.wgsl", "reverse_rows_words.wgsl"),
-            Kernel::Rows64 => vector_kernel!("bind_vec2_u64.wgsl", "reverse_rows_64.wgsl"),
-            Kernel::RowsSplit64 => vector_kernel!("bind_vec2_u64.wgsl", "reverse_rows.wgsl"),
-            Kernel::Runs => vector_kernel!("bind_vec4.wgsl", "reverse_runs.wgsl"),
-            Kernel::RunsWords => vector_kernel!("bind_word.wgsl", "reverse_runs.wgsl"),
-            Kernel::Runs64 => vector_kernel!("bind_vec2_u64.wgsl", "reverse_runs.wgsl"),
+            Kernel::Rows64 => length_kernel!(
+                "bind_vec2_u64.wgsl",
+                "row_length.wgsl",
+                "reverse_rows_64.wgsl"
+            ),
+            Kernel::RowsSplit64 => {
+                length_kernel!("bind_vec2_u64.wgsl", "row_length.wgsl", "reverse_rows.wgsl")
+            }
+            Kernel::Rows64Subgroup => length_kernel!(
+                "bind_vec2_u64.wgsl",
+                "row_length_subgroup.wgsl",
+                "reverse_rows_64.wgsl"
+            ),
+            Kernel::RowsSplit64Subgroup => length_kernel!(
+                "bind_vec2_u64.wgsl",
+                "row_length_subgroup.wgsl",
+                "reverse_rows.wgsl"
+            ),
+            Kernel::Runs => {
+                length_kernel!("bind_vec4.wgsl", "row_length.wgsl", "reverse_runs.wgsl")
+            }
+            Kernel::RunsWords => {
+                length_kernel!("bind_word.wgsl", "row_length.wgsl", "reverse_runs.wgsl")
+            }
+            Kernel::Runs64 => {
+                length_kernel!("bind_vec2_u64.wgsl", "row_length.wgsl", "reverse_runs.wgsl")
+            }
+            Kernel::Runs64Subgroup => length_kernel!(
+                "bind_vec2_u64.wgsl",
+                "row_length_subgroup.wgsl",
+                "reverse_runs.wgsl"
+            ),
             Kernel::Gather => vector_kernel!("bind_vec4.wgsl", "reverse_gather.wgsl"),
             Kernel::Gather64 => vector_kernel!("bind_vec2_u64.wgsl", "reverse_gather.wgsl"),
             Kernel::GatherWords => {
@@ -139,9 +193,12 @@ impl Kernel {
             Kernel::RowsWords => "revseq::reverse_rows_words",
             Kernel::Rows64 => "revseq::reverse_rows_64",
             Kernel::RowsSplit64 => "revseq::reverse_rows_split_64",
+            Kernel::Rows64Subgroup => "revseq::reverse_rows_64_subgroup",
+            Kernel::RowsSplit64Subgroup => "revseq::reverse_rows_split_64_subgroup",
             Kernel::Runs => "revseq::reverse_runs",
             Kernel::RunsWords => "revseq::reverse_runs_words",
             Kernel::Runs64 => "revseq::reverse_runs_64",
+            Kernel::Runs64Subgroup => "revseq::reverse_runs_64_subgroup",
             Kernel::Gather => "revseq::reverse_gather",
             Kernel::Gather64 => "revseq::reverse_gather_64",
             Kernel::GatherWords => "revseq::reverse_gather_words",
@@ -156,7 +213,10 @@ impl Kernel {
         match self {
             Kernel::Rows64
             | Kernel::RowsSplit64
+            | Kernel::Rows64Subgroup
+            | Kernel::RowsSplit64Subgroup
             | Kernel::Runs64
+            | Kernel::Runs64Subgroup
             | Kernel::Gather64
             | Kernel::Columns64 => 64,
             _ => 32,
@@ -172,7 +232,22 @@ impl Kernel {
     /// Whether the kernel has a specialisation for rows whose invocations all write
     /// `steps` vectors ([`RowSegments::Full`]).
     pub const fn has_full_segments(self) -> bool {
-        matches!(self, Kernel::Rows | Kernel::RowsSplit64 | Kernel::Rows64)
+        matches!(
+            self,
+            Kernel::Rows
+                | Kernel::RowsSplit64
+                | Kernel::Rows64
+                | Kernel::Rows64Subgroup
+                | Kernel::RowsSplit64Subgroup
+        )
+    }
+
+    /// Whether the kernel reads [`wgpu::Features::SUBGROUP`] operations.
+    pub const fn uses_subgroups(self) -> bool {
+        matches!(
+            self,
+            Kernel::Rows64Subgroup | Kernel::RowsSplit64Subgroup | Kernel::Runs64Subgroup
+        )
     }
 
     /// The entry point.
@@ -207,6 +282,12 @@ pub struct PipelineKey {
     /// How the invocations of a `Rows` kernel on 16-byte vectors cover a row;
     /// [`RowSegments::Partial`] for the rest.
     pub segments: RowSegments,
+    /// Invocations that share one load of their row's or run's length (2, 4 or
+    /// 8, through subgroup broadcasts): `Rows` and `Runs` on 64-bit words, on an
+    /// adapter whose subgroups are 8 invocations, where an even number of them
+    /// cover each row or run (`Plan::share_lengths`). 1 everywhere else: each
+    /// loads its own.
+    pub share_lengths: u32,
 }
 
 /// How a `Rows` kernel's invocations cover a row ([`PipelineKey::segments`]).
@@ -230,10 +311,20 @@ impl PipelineKey {
             Variant::General if self.element_bytes < 4 => Kernel::Subword,
             Variant::General => Kernel::Words,
             Variant::Rows if self.vector_bytes == 4 => Kernel::RowsWords,
+            Variant::Rows if self.word_bits == 64 && self.share_lengths > 1 => {
+                if self.element_bytes >= 8 {
+                    Kernel::Rows64Subgroup
+                } else {
+                    Kernel::RowsSplit64Subgroup
+                }
+            }
             Variant::Rows if self.word_bits == 64 && self.element_bytes >= 8 => Kernel::Rows64,
             Variant::Rows if self.word_bits == 64 => Kernel::RowsSplit64,
             Variant::Rows => Kernel::Rows,
             Variant::Runs if self.vector_bytes == 4 => Kernel::RunsWords,
+            Variant::Runs if self.word_bits == 64 && self.share_lengths > 1 => {
+                Kernel::Runs64Subgroup
+            }
             Variant::Runs if self.word_bits == 64 => Kernel::Runs64,
             Variant::Runs => Kernel::Runs,
             Variant::Gather if self.vector_bytes == 4 => Kernel::GatherWords,
@@ -260,9 +351,12 @@ impl PipelineKey {
             | Kernel::RowsWords
             | Kernel::Rows64
             | Kernel::RowsSplit64
+            | Kernel::Rows64Subgroup
+            | Kernel::RowsSplit64Subgroup
             | Kernel::Runs
             | Kernel::RunsWords
             | Kernel::Runs64
+            | Kernel::Runs64Subgroup
             | Kernel::Gather
             | Kernel::Gather64
             | Kernel::GatherWords
@@ -278,6 +372,9 @@ impl PipelineKey {
         }
         if self.kernel().has_full_segments() {
             constants.push(("FULL_SEGMENTS", segments(RowSegments::Full)));
+        }
+        if self.kernel().uses_subgroups() {
+            constants.push(("SHARE_LANES", f64::from(self.share_lengths)));
         }
         constants
     }
@@ -299,11 +396,11 @@ impl PipelineKey {
                                     .word_sizes(element_bytes, vector_bytes)
                                     .iter()
                                     .flat_map(move |&word_bits| {
-                                        keys(variant, steps, vector_bytes, element_bytes).flat_map(
-                                            move |key| {
+                                        keys(variant, steps, vector_bytes, element_bytes)
+                                            .flat_map(move |key| {
                                                 segment_keys(PipelineKey { word_bits, ..key })
-                                            },
-                                        )
+                                            })
+                                            .flat_map(share_keys)
                                     })
                             })
                     })
@@ -323,6 +420,24 @@ fn segment_keys(key: PipelineKey) -> impl Iterator<Item = PipelineKey> {
             RowSegments::Whole => kernel.has_whole_rows(),
         })
         .map(move |segments| PipelineKey { segments, ..key })
+}
+
+/// `key`, and for `Rows` and `Runs` on 64-bit words whose invocations may not
+/// hold a row whole, `key` with each number of invocations that may share a length.
+fn share_keys(key: PipelineKey) -> impl Iterator<Item = PipelineKey> {
+    let shares: &[u32] = if matches!(key.variant, Variant::Rows | Variant::Runs)
+        && key.vector_bytes == 16
+        && key.word_bits == 64
+        && key.segments != RowSegments::Whole
+    {
+        &[1, 2, 4, 8]
+    } else {
+        &[1]
+    };
+    shares.iter().map(move |&share_lengths| PipelineKey {
+        share_lengths,
+        ..key
+    })
 }
 
 /// Every rank, axis and length type of one variant, step count, vector size and
@@ -353,6 +468,7 @@ fn keys(
                         signed_lengths,
                         word_bits: 32,
                         segments: RowSegments::Partial,
+                        share_lengths: 1,
                     },
                 )
             })

@@ -4,16 +4,24 @@
 use revseq::shaders::{Kernel, PipelineKey};
 
 /// A validator with no optional capability but 64-bit integers for the kernels that
-/// move 64-bit words: every other kernel runs on any WebGPU device.
+/// move 64-bit words and subgroup broadcasts for those that share lengths: every
+/// other kernel runs on any WebGPU device.
 fn validator(kernel: Kernel) -> naga::valid::Validator {
-    naga::valid::Validator::new(
-        naga::valid::ValidationFlags::all(),
-        if kernel.word_bits() == 64 {
-            naga::valid::Capabilities::SHADER_INT64
-        } else {
-            naga::valid::Capabilities::empty()
-        },
-    )
+    let mut capabilities = naga::valid::Capabilities::empty();
+    if kernel.word_bits() == 64 {
+        capabilities |= naga::valid::Capabilities::SHADER_INT64;
+    }
+    if kernel.uses_subgroups() {
+        capabilities |= naga::valid::Capabilities::SUBGROUP;
+    }
+    let mut validator =
+        naga::valid::Validator::new(naga::valid::ValidationFlags::all(), capabilities);
+    if kernel.uses_subgroups() {
+        validator
+            .subgroup_stages(naga::valid::ShaderStages::COMPUTE)
+            .subgroup_operations(naga::valid::SubgroupOperationSet::BALLOT);
+    }
+    validator
 }
 
 #[test]
@@ -71,7 +79,9 @@ fn every_specialisation_parses_validates_and_translates() {
     // `RowsSplit64`) × 8 × 4; and both again for rows an invocation holds whole:
     // 5 × 8 × 4 + 2 × 8 × 1 and 3 × 8 × 4; and every `Rows` kernel on 16-byte vectors
     // again for rows whose segments are all full: (5 × 4 + 2) × 8, 3 × 8 × 4 and
-    // 2 × 8 × 5).
+    // 2 × 8 × 5; and with lengths shared by 2, 4 or 8 invocations, the `Rows`
+    // kernels on 64-bit words, partial and full, 3 × 2 × (3 × 8 × 4 + 2 × 8 × 5),
+    // and `Runs` on them, 3 × 5 × 28 × 5).
     assert_eq!(
         checked,
         4 * (5 * 36
@@ -91,6 +101,8 @@ fn every_specialisation_parses_validates_and_translates() {
             + 3 * 8 * 4
             + (5 * 4 + 2) * 8
             + 3 * 8 * 4
-            + 2 * 8 * 5)
+            + 2 * 8 * 5
+            + 3 * 2 * (3 * 8 * 4 + 2 * 8 * 5)
+            + 3 * 5 * 28 * 5)
     );
 }
