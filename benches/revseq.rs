@@ -228,6 +228,9 @@ struct Row {
     op_gbps: f64,
     copy_kernel_gbps: f64,
     copy_buffer_gbps: f64,
+    /// The median over rounds of the operator's time ÷ each copy's in the round.
+    per_copy_kernel: f64,
+    per_copy_buffer: f64,
     verified: bool,
 }
 
@@ -358,24 +361,33 @@ impl Bench {
         start.elapsed().as_secs_f64() / f64::from(batch)
     }
 
-    /// Median seconds per run of each of `runs`, alternating between them in
-    /// batches of about 50 ms so that all see the same machine state.
-    fn time(&self, seconds: f64, runs: &[&Record]) -> Vec<f64> {
+    /// Seconds per run of each of `runs` in each round: the rounds alternate
+    /// between them in batches of about 25 ms, so that all see the same machine
+    /// state, for `seconds` and at least 5 rounds.
+    fn time_rounds(&self, seconds: f64, runs: &[&Record]) -> Vec<Vec<f64>> {
         let batches: Vec<u32> = runs
             .iter()
             .map(|run| {
                 self.time_per_run(1, run); // warm-up: pipelines, first touch of memory
-                ((0.05 / self.time_per_run(1, run)) as u32).clamp(1, 64)
+                ((0.025 / self.time_per_run(1, run)) as u32).clamp(1, 64)
             })
             .collect();
         let mut times = vec![Vec::new(); runs.len()];
         let deadline = Instant::now() + Duration::from_secs_f64(seconds);
-        while Instant::now() < deadline || times[0].len() < 3 {
+        while Instant::now() < deadline || times[0].len() < 5 {
             for ((run, &batch), times) in runs.iter().zip(&batches).zip(&mut times) {
                 times.push(self.time_per_run(batch, run));
             }
         }
-        times.into_iter().map(median).collect()
+        times
+    }
+
+    /// Median seconds per run of each of `runs` ([`Bench::time_rounds`]).
+    fn time(&self, seconds: f64, runs: &[&Record]) -> Vec<f64> {
+        self.time_rounds(seconds, runs)
+            .into_iter()
+            .map(median)
+            .collect()
     }
 
     /// Records copy-kernel candidate `kernel` (an index into `copy_kernels`) over the
@@ -537,8 +549,13 @@ impl Bench {
         let copy_buffer = |encoder: &mut wgpu::CommandEncoder| {
             encoder.copy_buffer_to_buffer(&copy_src, 0, &copy_dst, 0, bytes)
         };
-        let times = self.time(seconds, &[&op, &copy_kernel, &copy_buffer]);
+        let rounds = self.time_rounds(seconds, &[&op, &copy_kernel, &copy_buffer]);
+        let times: Vec<f64> = rounds.iter().cloned().map(median).collect();
         let gbps = |t: f64| bytes as f64 / t / 1e9;
+        // Each round's ratio, taken within the round: the machine's speed drifts
+        // between rounds (another tenant shares the cores) more than within one.
+        let per_round =
+            |copy: &[f64]| median(rounds[0].iter().zip(copy).map(|(op, c)| op / c).collect());
         Row {
             width: desc.input.data_type().size_in_bytes(),
             layout: layout.to_string(),
@@ -549,6 +566,8 @@ impl Bench {
             op_gbps: gbps(times[0]),
             copy_kernel_gbps: gbps(times[1]),
             copy_buffer_gbps: gbps(times[2]),
+            per_copy_kernel: per_round(&rounds[1]),
+            per_copy_buffer: per_round(&rounds[2]),
             verified,
         }
     }
@@ -643,8 +662,8 @@ fn print_row(row: &Row) {
         row.op_gbps,
         row.copy_kernel_gbps,
         row.copy_buffer_gbps,
-        row.copy_kernel_gbps / row.op_gbps,
-        row.copy_buffer_gbps / row.op_gbps,
+        row.per_copy_kernel,
+        row.per_copy_buffer,
         if row.verified { "yes" } else { "NO" }
     );
 }
@@ -673,7 +692,7 @@ fn write_json(
     for (i, row) in rows.iter().enumerate() {
         let _ = writeln!(
             json,
-            "    {{\"width\": {}, \"layout\": \"{}\", \"sizes\": {:?}, \"axis\": {}, \"variant\": \"{}\", \"word_bits\": {}, \"op_gbps\": {:.4}, \"copy_kernel_gbps\": {:.4}, \"copy_buffer_gbps\": {:.4}, \"verified\": {}}}{}",
+            "    {{\"width\": {}, \"layout\": \"{}\", \"sizes\": {:?}, \"axis\": {}, \"variant\": \"{}\", \"word_bits\": {}, \"op_gbps\": {:.4}, \"copy_kernel_gbps\": {:.4}, \"copy_buffer_gbps\": {:.4}, \"time_per_copy_kernel\": {:.4}, \"time_per_copy_buffer\": {:.4}, \"verified\": {}}}{}",
             row.width,
             row.layout,
             row.sizes,
@@ -683,6 +702,8 @@ fn write_json(
             row.op_gbps,
             row.copy_kernel_gbps,
             row.copy_buffer_gbps,
+            row.per_copy_kernel,
+            row.per_copy_buffer,
             row.verified,
             if i + 1 < rows.len() { "," } else { "" }
         );
@@ -721,7 +742,7 @@ fn main() {
     let copy = bench.fastest_copy(bytes, 5.0 * args.seconds);
     println!(
         "GB/s = tensor bytes / time (10^9 B/s); kernel = that copy kernel, buffer = copy_buffer_to_buffer, \
-         both moving the same bytes in the same run; t/kernel, t/buffer = the operator's time ÷ the copy's; words = bits per word the operator loads and stores\n"
+         both moving the same bytes in the same run (GB/s: medians over rounds of 25 ms batches); t/kernel, t/buffer = the median over rounds of the operator's time ÷ the copy's in the same round; words = bits per word the operator loads and stores\n"
     );
     print_header();
 
@@ -793,8 +814,8 @@ fn main() {
     }
     println!(
         "\ngeometric mean of the operator's time ÷ the copy kernel's: {:.2}×, ÷ copy_buffer_to_buffer's: {:.2}×",
-        geomean(rows.iter().map(|r| r.copy_kernel_gbps / r.op_gbps)),
-        geomean(rows.iter().map(|r| r.copy_buffer_gbps / r.op_gbps))
+        geomean(rows.iter().map(|r| r.per_copy_kernel)),
+        geomean(rows.iter().map(|r| r.per_copy_buffer))
     );
     if rows.iter().any(|r| !r.verified) || windowed.iter().any(|r| !r.verified) {
         eprintln!("some rows differ from the reference");
