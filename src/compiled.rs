@@ -155,18 +155,33 @@ impl CompiledReverse {
             .then_some(plan)
         };
         let mut plans: Vec<Plan> = pieces.iter().map_while(fast).collect();
+        // Pieces may differ in how many invocations share a length; the fewest
+        // suit them all.
+        let unshared = |plan: &Plan, piece: &Dispatch| PipelineKey {
+            share_lengths: 1,
+            ..key_of(plan, piece)
+        };
         if plans.len() < pieces.len()
             || plans
                 .iter()
                 .zip(&pieces)
-                .any(|(plan, piece)| key_of(plan, piece) != key_of(&plans[0], &pieces[0]))
+                .any(|(plan, piece)| unshared(plan, piece) != unshared(&plans[0], &pieces[0]))
         {
             plans = pieces
                 .iter()
                 .map(|piece| Plan::general(&piece.layout, element_bytes, piece.windows[2].size))
                 .collect();
         }
-        let key = key_of(&plans[0], &pieces[0]);
+        let share_lengths = plans
+            .iter()
+            .zip(&pieces)
+            .map(|(plan, piece)| key_of(plan, piece).share_lengths)
+            .min()
+            .unwrap_or(1);
+        let key = PipelineKey {
+            share_lengths,
+            ..key_of(&plans[0], &pieces[0])
+        };
 
         let max = limits.max_compute_workgroups_per_dimension.max(1);
         let params_stride =
