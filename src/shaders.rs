@@ -15,9 +15,9 @@ pub const WORKGROUP_SIZE: u32 = 256;
 /// A compute kernel: `shaders/common.wgsl` and a multiply-high for its divisions
 /// (`mul_high_u64.wgsl` on 64-bit words, else `mul_high_halves.wgsl`), then for the
 /// vector kernels the bindings (`bind_vec4.wgsl`, `bind_vec2_u64.wgsl` or
-/// `bind_word.wgsl`) and `vectors.wgsl`, for `Rows` on 16-byte vectors how an
-/// invocation gets its length (`row_length.wgsl` or `row_length_subgroup.wgsl`),
-/// then its own file.
+/// `bind_word.wgsl`) and `vectors.wgsl`, for `Runs` and for `Rows` on 16-byte
+/// vectors how an invocation gets its length (`row_length.wgsl` or
+/// `row_length_subgroup.wgsl`), then its own file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Kernel {
     /// [`Variant::General`], elements of 4, 8 or 16 bytes: one invocation per output
@@ -242,7 +242,8 @@ impl Kernel {
         )
     }
 
-    /// Whether the kernel reads [`wgpu::Features::SUBGROUP`] operations.
+    /// Whether the kernel uses subgroup operations, which need
+    /// [`wgpu::Features::SUBGROUP`].
     pub const fn uses_subgroups(self) -> bool {
         matches!(
             self,
