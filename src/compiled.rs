@@ -106,7 +106,6 @@ impl CompiledReverse {
         )?;
         let tuning = gpu.inner.tuning;
         let int64 = gpu.inner.int64;
-        let subgroup_lanes = gpu.inner.subgroup_lanes;
         let key_of = |plan: &Plan, piece: &Dispatch| {
             let key = PipelineKey {
                 variant: plan.variant,
@@ -129,16 +128,7 @@ impl CompiledReverse {
             } else {
                 RowSegments::Partial
             };
-            let share_lengths = if key.word_bits == 64 && segments != RowSegments::Whole {
-                plan.share_lengths(subgroup_lanes)
-            } else {
-                1
-            };
-            PipelineKey {
-                segments,
-                share_lengths,
-                ..key
-            }
+            PipelineKey { segments, ..key }
         };
         // One pipeline for every dispatch: the plan's variant where every piece can
         // run it from a vector-aligned start, else the general kernels.
@@ -155,32 +145,32 @@ impl CompiledReverse {
             .then_some(plan)
         };
         let mut plans: Vec<Plan> = pieces.iter().map_while(fast).collect();
-        // Pieces may differ in how many invocations share a length; the fewest
-        // suit them all.
-        let unshared = |plan: &Plan, piece: &Dispatch| PipelineKey {
-            share_lengths: 1,
-            ..key_of(plan, piece)
-        };
         if plans.len() < pieces.len()
             || plans
                 .iter()
                 .zip(&pieces)
-                .any(|(plan, piece)| unshared(plan, piece) != unshared(&plans[0], &pieces[0]))
+                .any(|(plan, piece)| key_of(plan, piece) != key_of(&plans[0], &pieces[0]))
         {
             plans = pieces
                 .iter()
                 .map(|piece| Plan::general(&piece.layout, element_bytes, piece.windows[2].size))
                 .collect();
         }
-        let share_lengths = plans
-            .iter()
-            .zip(&pieces)
-            .map(|(plan, piece)| key_of(plan, piece).share_lengths)
-            .min()
-            .unwrap_or(1);
+        let key = key_of(&plans[0], &pieces[0]);
+        // Kernels on 64-bit words whose invocations may not hold a row whole can
+        // share a length; pieces may differ in how many can, and the fewest suit
+        // them all.
         let key = PipelineKey {
-            share_lengths,
-            ..key_of(&plans[0], &pieces[0])
+            share_lengths: if key.word_bits == 64 && key.segments != RowSegments::Whole {
+                plans
+                    .iter()
+                    .map(|plan| plan.share_lengths(gpu.inner.subgroup_lanes))
+                    .min()
+                    .unwrap_or(1)
+            } else {
+                1
+            },
+            ..key
         };
 
         let max = limits.max_compute_workgroups_per_dimension.max(1);

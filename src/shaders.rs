@@ -92,14 +92,24 @@ macro_rules! vector_kernel {
     };
 }
 
-// A `Rows` or `Runs` kernel: a vector kernel whose row's or run's length comes
-// from `$lengths`, then its own file.
+// A `Rows` or `Runs` kernel: a vector kernel, how each invocation gets its row's or
+// run's length, then its own file. Each loads its own (`row_length.wgsl`), or on
+// 64-bit words the invocations of a row share one load (`subgroup_kernel!`).
 macro_rules! length_kernel {
+    ($bindings:literal, $file:literal) => {
+        length_kernel!($bindings, "row_length.wgsl", $file)
+    };
     ($bindings:literal, $lengths:literal, $file:literal) => {
         concat!(
             vector_kernel!($bindings, $lengths),
             include_str!(concat!("../shaders/", $file))
         )
+    };
+}
+
+macro_rules! subgroup_kernel {
+    ($file:literal) => {
+        length_kernel!("bind_vec2_u64.wgsl", "row_length_subgroup.wgsl", $file)
     };
 }
 
@@ -138,42 +148,16 @@ impl Kernel {
                 include_str!("../shaders/mul_high_halves.wgsl"),
                 include_str!("../shaders/reverse_subword.wgsl")
             ),
-            Kernel::Rows => {
-                length_kernel!("bind_vec4.wgsl", "row_length.wgsl", "reverse_rows.wgsl")
-            }
+            Kernel::Rows => length_kernel!("bind_vec4.wgsl", "reverse_rows.wgsl"),
             Kernel::RowsWords => vector_kernel!("bind_word.wgsl", "reverse_rows_words.wgsl"),
-            Kernel::Rows64 => length_kernel!(
-                "bind_vec2_u64.wgsl",
-                "row_length.wgsl",
-                "reverse_rows_64.wgsl"
-            ),
-            Kernel::RowsSplit64 => {
-                length_kernel!("bind_vec2_u64.wgsl", "row_length.wgsl", "reverse_rows.wgsl")
-            }
-            Kernel::Rows64Subgroup => length_kernel!(
-                "bind_vec2_u64.wgsl",
-                "row_length_subgroup.wgsl",
-                "reverse_rows_64.wgsl"
-            ),
-            Kernel::RowsSplit64Subgroup => length_kernel!(
-                "bind_vec2_u64.wgsl",
-                "row_length_subgroup.wgsl",
-                "reverse_rows.wgsl"
-            ),
-            Kernel::Runs => {
-                length_kernel!("bind_vec4.wgsl", "row_length.wgsl", "reverse_runs.wgsl")
-            }
-            Kernel::RunsWords => {
-                length_kernel!("bind_word.wgsl", "row_length.wgsl", "reverse_runs.wgsl")
-            }
-            Kernel::Runs64 => {
-                length_kernel!("bind_vec2_u64.wgsl", "row_length.wgsl", "reverse_runs.wgsl")
-            }
-            Kernel::Runs64Subgroup => length_kernel!(
-                "bind_vec2_u64.wgsl",
-                "row_length_subgroup.wgsl",
-                "reverse_runs.wgsl"
-            ),
+            Kernel::Rows64 => length_kernel!("bind_vec2_u64.wgsl", "reverse_rows_64.wgsl"),
+            Kernel::RowsSplit64 => length_kernel!("bind_vec2_u64.wgsl", "reverse_rows.wgsl"),
+            Kernel::Rows64Subgroup => subgroup_kernel!("reverse_rows_64.wgsl"),
+            Kernel::RowsSplit64Subgroup => subgroup_kernel!("reverse_rows.wgsl"),
+            Kernel::Runs => length_kernel!("bind_vec4.wgsl", "reverse_runs.wgsl"),
+            Kernel::RunsWords => length_kernel!("bind_word.wgsl", "reverse_runs.wgsl"),
+            Kernel::Runs64 => length_kernel!("bind_vec2_u64.wgsl", "reverse_runs.wgsl"),
+            Kernel::Runs64Subgroup => subgroup_kernel!("reverse_runs.wgsl"),
             Kernel::Gather => vector_kernel!("bind_vec4.wgsl", "reverse_gather.wgsl"),
             Kernel::Gather64 => vector_kernel!("bind_vec2_u64.wgsl", "reverse_gather.wgsl"),
             Kernel::GatherWords => {
