@@ -157,19 +157,20 @@ impl CompiledReverse {
                 .collect();
         }
         let key = key_of(&plans[0], &pieces[0]);
-        // Kernels on 64-bit words whose invocations may not hold a row whole can
-        // share a length; pieces may differ in how many can, and the fewest suit
-        // them all.
+        // The kernels that share a length move 64-bit words. Pieces may differ in
+        // how many invocations of a row or run can share one, and the fewest suit
+        // them all (an invocation that holds a whole row shares with none).
+        let share_lengths = if key.word_bits == 64 {
+            plans
+                .iter()
+                .map(|plan| plan.share_lengths(gpu.inner.subgroup_lanes))
+                .min()
+                .unwrap_or(1)
+        } else {
+            1
+        };
         let key = PipelineKey {
-            share_lengths: if key.word_bits == 64 && key.segments != RowSegments::Whole {
-                plans
-                    .iter()
-                    .map(|plan| plan.share_lengths(gpu.inner.subgroup_lanes))
-                    .min()
-                    .unwrap_or(1)
-            } else {
-                1
-            },
+            share_lengths,
             ..key
         };
 
