@@ -116,8 +116,9 @@ fn output_vector(w: Window, j: u32, x: vec4<u32>, hi: vec4<u32>) -> vec4<u32> {
 }
 
 // A row no longer than STEPS vectors, all in this invocation: each vector of it
-// loaded once. The loop in `main` loads the vector at the top of the first window,
-// T, twice: first as the window's upper half, then as the source of a later step
+// loaded once. The loop in `main`, where no other invocation passes it on, loads
+// the vector at the top of the first window, T, twice: as the window's upper
+// half, and as the source of a later step
 // (`jt`: the step that reaches LB, or step 0 when the whole row is reversed). Here
 // T comes first, the steps' sources follow in the loop's order without T's second
 // load, and each store comes one load behind, from the last three vectors loaded
@@ -158,60 +159,82 @@ fn whole_row(in_row: u32, out_row: u32, lb: u32, n: u32) {
 fn main(
     @builtin(workgroup_id) group: vec3<u32>,
     @builtin(num_workgroups) groups: vec3<u32>,
-    @builtin(local_invocation_index) local: u32,
+    place: Place,
 ) {
-    let id = invocation_index(group, groups, local);
-    // Before the return, so that their loads of `params` are scalar
+    let id = invocation_index(group, groups, place.local);
+    // Before any branch, so that their loads of `params` are scalar
     // (`invocation_index`).
     let work = segment(id);
     let first = work.first;
     let last = work.last;
     let o = outer(work.row, false);
     let n = size_at(AXIS);
-    let len = row_length(o.len_offset, n, local, id < params.count);
-    if (id >= params.count) {
-        return;
-    }
+    // No return for the idle invocations past `params.count`: `pass_along`
+    // needs every lane of a subgroup. They load and store nothing.
+    let working = id < params.count;
+    let len = row_length(o.len_offset, n, place, working);
     let in_row = vec_index(o.in_offset);
     let out_row = vec_index(o.out_offset);
 
     // Row bytes are below 2^32, so none of this overflows.
     let lb = len * ELEM_BYTES;
     if (WHOLE_ROWS) {
-        whole_row(in_row, out_row, lb, work.vecs);
+        if (working) {
+            whole_row(in_row, out_row, lb, work.vecs);
+        }
         return;
     }
     let w = window_of(lb);
-    // The upper half of the first window (`window_top`). The window reads its
-    // first `shift` bytes, so only its first 64-bit pair where the shift is 8 or
-    // less, none of it for 16-byte elements (shift 0), and none where output vector
-    // `first` is wholly copied. Rows of 16-byte elements not loading it halved a
-    // GPU invocation's loads (one vector each) and took 0.92× the time on lavapipe
-    // (`reverse_rows_64.wgsl`; 16-byte `innermost` and `strided`, four alternating
-    // rounds, faster in 8 of 8). On lavapipe each load is a loop over the lanes
-    // that make it, and a profile put two thirds of this kernel's samples on those
-    // loops, so a load that fewer lanes make costs less: loading the second pair
-    // only where the shift passes 8, and nothing where `first` is wholly copied,
-    // took 0.97× the time for 4-byte `innermost` and `strided` (four alternating
-    // rounds, faster in 8 of 8). Skipping the first pair where the shift is 0 as
-    // well gave back most of that (0.99×): the next load then paid the first touch
-    // of the row's cache lines.
-    var hi = vec4(0u);
-    if (ELEM_BYTES < 16u && VEC_BYTES * first < lb) {
-        let top = in_row + window_top(work, lb);
-        hi = vec4(load_pair(top, 0u), 0u, 0u);
-        if (w.shift > 8u) {
-            hi = vec4(hi.xy, load_pair(top, 1u));
-        }
+    // Output vector `first` comes last. The upper half of its window
+    // (`window_top`) is a vector that another invocation of the row loads as a
+    // source: the last source of the invocation before, or, for the row's first
+    // invocation, the vector where LB falls (`at`), which the invocation whose
+    // vectors hold it loads at that step. The steps after `first` each take the
+    // vector the step before loaded. In a subgroup (`row_length_subgroup.wgsl`)
+    // each invocation passes on the one vector another may need; any other loads
+    // its top itself, after its steps.
+    //
+    // On lavapipe each load is a loop over the lanes that make it, and a profile
+    // of this kernel put 6.5% of its samples on the loads of the tops when each
+    // invocation loaded its own, first (its first 64-bit pair, and the second
+    // where the shift passed 8). Passed on, 4-byte `innermost` rows took 1.19-1.20x
+    // the copy kernel's time against 1.23-1.25x, and `strided` 1.20-1.24x against
+    // 1.24-1.26x (the benchmark, three alternating runs of each build). A top is
+    // needed only where the shift is not 0 and `first` is not wholly copied; the
+    // few that are loaded (rows past a subgroup's lanes) load the whole vector, in
+    // one loop over the lanes where two pairs took two, each paid by every lane
+    // whether it loads or not.
+    let at = lb / VEC_BYTES;
+    var x0 = vec4(0u);
+    if (working) {
+        x0 = load_vec(in_row + window_source(first, lb));
     }
+    var hi = x0;
+    var at_vector = x0;
     // A constant trip count, so that the loop unrolls; the bound is a mask, and
     // none where every segment is full.
-    for (var k = 0u; k < STEPS; k++) {
+    for (var k = 1u; k < STEPS; k++) {
         let j = first + k;
-        if (FULL_SEGMENTS || j < last) {
+        if (working && (FULL_SEGMENTS || j < last)) {
             let x = load_vec(in_row + window_source(j, lb));
             store_vec(out_row + j, output_vector(w, j, x, hi));
+            at_vector = select(at_vector, x, j == at);
             hi = x;
         }
+    }
+    // The invocation that holds this one's top: for the row's first, the one
+    // whose vectors hold `at` (0xffffffff where the shift is 0 and `at` is past
+    // the row: then nothing is needed), else the one before. A segment passes
+    // `at`'s vector where it holds it, its last source where not: the one after
+    // needs that only where its `first` is not wholly copied, so `at` lies past it.
+    let offset = select(0xffffffffu, at / STEPS, first == 0u);
+    let holds_at = at >= first && at - first < STEPS;
+    let passed = pass_along(select(hi, at_vector, holds_at), id, offset, place);
+    var top = passed.value;
+    if (working && VEC_BYTES * first < lb && w.shift != 0u && !passed.valid) {
+        top = load_vec(in_row + window_top(work, lb));
+    }
+    if (working) {
+        store_vec(out_row + first, output_vector(w, first, x0, top));
     }
 }

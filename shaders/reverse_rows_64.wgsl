@@ -19,9 +19,9 @@ fn funnel64(lo: vec2<u64>, hi: vec2<u64>, shift: u32) -> vec2<u64> {
 fn main(
     @builtin(workgroup_id) group: vec3<u32>,
     @builtin(num_workgroups) groups: vec3<u32>,
-    @builtin(local_invocation_index) local: u32,
+    place: Place,
 ) {
-    let id = invocation_index(group, groups, local);
+    let id = invocation_index(group, groups, place.local);
     // Before the return, so that their loads of `params` are scalar
     // (`invocation_index`).
     let work = segment(id);
@@ -29,7 +29,7 @@ fn main(
     let last = work.last;
     let o = outer(work.row, false);
     let n = size_at(AXIS);
-    let len = row_length(o.len_offset, n, local, id < params.count);
+    let len = row_length(o.len_offset, n, place, id < params.count);
     if (id >= params.count) {
         return;
     }

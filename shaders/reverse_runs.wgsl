@@ -11,13 +11,13 @@
 fn main(
     @builtin(workgroup_id) group: vec3<u32>,
     @builtin(num_workgroups) groups: vec3<u32>,
-    @builtin(local_invocation_index) local: u32,
+    place: Place,
 ) {
-    let id = invocation_index(group, groups, local);
+    let id = invocation_index(group, groups, place.local);
     // Before the return: `row_length` may read other lanes.
     let run = divide(id, params.segments);
     let o = outer(run, true);
-    let len = row_length(o.len_offset, params.axis_size, local, id < params.count);
+    let len = row_length(o.len_offset, params.axis_size, place, id < params.count);
     if (id >= params.count) {
         return;
     }

@@ -537,6 +537,26 @@ fn fast_paths_end_exactly_at_their_boundaries() {
     }
 }
 
+/// Rows of `n` elements of `data_type`, one more than there are lengths from 0 to
+/// past the axis, each row its own: asserts they run as `Rows` on 16-byte vectors,
+/// runs them against the reference on `device`, and returns the key they ran under.
+fn rows_at_every_length(
+    device: &Gpu,
+    rng: &mut Rng,
+    data_type: DataType,
+    n: u32,
+) -> revseq::shaders::PipelineKey {
+    let d = desc(data_type, &[n + 2, n], 1, DataType::Uint32, None);
+    let lengths: Vec<u8> = (0..n + 2).flat_map(|len| len.to_le_bytes()).collect();
+    let compiled = device.compile(&d).unwrap();
+    assert_eq!(compiled.variant(), Variant::Rows, "{d:?}");
+    let key = compiled.key();
+    assert_eq!(key.vector_bytes, 16, "{key:?}");
+    let input = rng.bytes(d.input.min_size_in_bytes() as usize);
+    assert_matches_reference_on(device, &d, &input, &lengths);
+    key
+}
+
 #[test]
 fn rows_in_one_invocation_match_the_reference_at_every_length() {
     // A row of at most STEPS vectors runs in one invocation, which loads each of its
@@ -559,15 +579,10 @@ fn rows_in_one_invocation_match_the_reference_at_every_length() {
                 // An axis of one element reverses nothing: the general kernel.
                 continue;
             }
-            let d = desc(data_type, &[n + 2, n], 1, DataType::Uint32, None);
-            let lengths: Vec<u8> = (0..n + 2).flat_map(|len| len.to_le_bytes()).collect();
             for device in [gpu(), &plain] {
                 for tuning in [Tuning::Cpu, Tuning::Gpu] {
-                    let device = device.with_tuning(tuning);
-                    let compiled = device.compile(&d).unwrap();
-                    assert_eq!(compiled.variant(), Variant::Rows, "{d:?}");
-                    let key = compiled.key();
-                    assert_eq!(key.vector_bytes, 16);
+                    let key =
+                        rows_at_every_length(&device.with_tuning(tuning), &mut rng, data_type, n);
                     // The CPU tuning takes up to `cpu_steps` vectors an invocation,
                     // the GPU one.
                     let most = if tuning == Tuning::Cpu { cpu_steps } else { 1 };
@@ -582,9 +597,49 @@ fn rows_in_one_invocation_match_the_reference_at_every_length() {
                         RowSegments::Partial
                     };
                     assert_eq!(key.segments, segments, "{key:?}");
-                    let input = rng.bytes(d.input.min_size_in_bytes() as usize);
-                    assert_matches_reference_on(&device, &d, &input, &lengths);
                 }
+            }
+        }
+    }
+}
+
+#[test]
+fn rows_over_several_invocations_match_the_reference_at_every_length() {
+    // A row longer than an invocation's steps is split over several, and the
+    // first vector of each needs a vector that another loads: the one before's
+    // last source, or for the row's first the vector where the length falls. In
+    // a subgroup it is passed on; where the other lies outside it (a row past a
+    // subgroup's lanes, or across two), or on any other device, each loads its
+    // own. Rows of 2 to 16 invocations, the last one short or not, each row of the
+    // tensor its own length from 0 to past the axis so that the length falls in
+    // every invocation at every offset, every width, under the CPU tuning on the
+    // default device and on one without SHADER_INT64.
+    let plain = gpu_with_limits(|_| {});
+    let mut rng = Rng::new(37);
+    for data_type in WIDTHS {
+        let steps = if data_type.size_in_bytes() >= 8 {
+            16
+        } else {
+            8
+        };
+        for vecs in [
+            2 * steps,
+            3 * steps - 4,
+            4 * steps - 4,
+            6 * steps,
+            16 * steps,
+        ] {
+            let n = elements(data_type, 16 * vecs);
+            for device in [gpu(), &plain] {
+                let device = device.with_tuning(Tuning::Cpu);
+                let key = rows_at_every_length(&device, &mut rng, data_type, n);
+                assert_eq!(key.steps, steps, "{key:?}");
+                let segments = if vecs.is_multiple_of(steps) {
+                    RowSegments::Full
+                } else {
+                    RowSegments::Partial
+                };
+                assert_eq!(key.segments, segments, "{key:?}");
             }
         }
     }
