@@ -6,8 +6,12 @@
 // invocations a row (4-byte `innermost` and `strided`), the shared load took
 // 0.97-0.99x the time on lavapipe (two alternating runs of 150 pairs each).
 //
+// The same lanes pass each other the vector above a `Rows` invocation's first
+// window (`pass_along`), which another invocation of the row loads as a source.
+//
 // Nothing here relies on which invocations form a subgroup: a lane whose lead lane
-// read a different length slot loads its own.
+// read a different length slot loads its own length, and one whose neighbour is
+// not the invocation it needs loads its own vector.
 
 // Invocations that share one length: 2, 4 or 8, a power of two that divides the
 // invocations of a row or run (`Plan::share_lengths` in `src/plan.rs`).

@@ -16,8 +16,9 @@ pub const WORKGROUP_SIZE: u32 = 256;
 /// (`mul_high_u64.wgsl` on 64-bit words, else `mul_high_halves.wgsl`), then for the
 /// vector kernels the bindings (`bind_vec4.wgsl`, `bind_vec2_u64.wgsl` or
 /// `bind_word.wgsl`) and `vectors.wgsl`, for `Runs` and for `Rows` on 16-byte
-/// vectors how an invocation gets its length (`row_length.wgsl` or
-/// `row_length_subgroup.wgsl`), then its own file.
+/// vectors how an invocation gets its length, and for `Rows` the vector above its
+/// first window (`row_length.wgsl` or `row_length_subgroup.wgsl`), then its own
+/// file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Kernel {
     /// [`Variant::General`], elements of 4, 8 or 16 bytes: one invocation per output
@@ -93,8 +94,9 @@ macro_rules! vector_kernel {
 }
 
 // A `Rows` or `Runs` kernel: a vector kernel, how each invocation gets its row's or
-// run's length, then its own file. Each loads its own (`row_length.wgsl`), or on
-// 64-bit words the invocations of a row share one load (`subgroup_kernel!`).
+// run's length (and a `Rows` one the vector above its first window), then its own
+// file. Each loads its own (`row_length.wgsl`), or on 64-bit words the invocations
+// of a row share one load and pass each other those vectors (`subgroup_kernel!`).
 macro_rules! length_kernel {
     ($bindings:literal, $file:literal) => {
         length_kernel!($bindings, "row_length.wgsl", $file)
