@@ -17,22 +17,6 @@
 // invocations of a row or run (`Plan::share_lengths` in `src/plan.rs`).
 override SHARE_LANES: u32;
 
-// `value` as held by the first lane of this lane's group of SHARE_LANES. Lane
-// numbers are constants, as subgroupBroadcast needs.
-fn from_lead(value: u32, lane: u32) -> u32 {
-    let l0 = subgroupBroadcast(value, 0u);
-    if (SHARE_LANES == 8u) {
-        return l0;
-    }
-    let l4 = subgroupBroadcast(value, 4u);
-    if (SHARE_LANES == 4u) {
-        return select(l0, l4, lane >= 4u);
-    }
-    let l2 = subgroupBroadcast(value, 2u);
-    let l6 = subgroupBroadcast(value, 6u);
-    return select(select(l0, l2, lane >= 2u), select(l4, l6, lane >= 6u), lane >= 4u);
-}
-
 // The invocation's place in its workgroup and its lane in its subgroup, as the
 // kernel's entry point takes them. The lane is the builtin, not the low bits of
 // `local`: LLVM then knows each lane's number, and makes the selects of
@@ -45,22 +29,26 @@ struct Place {
 // Called by every lane of the subgroup, before any returns (a broadcast reads
 // lanes that are active).
 fn row_length(len_offset: u32, n: u32, place: Place, working: bool) -> u32 {
-    let lane = place.lane;
-    let loads = working && (lane & (SHARE_LANES - 1u)) == 0u;
+    // The first lane of this lane's group of SHARE_LANES loads.
+    let lead = place.lane & ~(SHARE_LANES - 1u);
+    let loads = working && place.lane == lead;
     var own = 0u;
     if (loads) {
         own = lane_length(len_offset, n);
     }
-    var len = from_lead(own, lane);
-    // The slot the lane read from loaded, or none (past any lengths binding).
-    let loaded = from_lead(select(0xffffffffu, len_offset, loads), lane);
+    var len = from_lane_word(own, lead);
+    // The slot the lead lane read from, or none (past any lengths binding).
+    let loaded = from_lane_word(select(0xffffffffu, len_offset, loads), lead);
     if (working && loaded != len_offset) {
         len = lane_length(len_offset, n);
     }
     return len;
 }
 
-// `value` as held by lane `lane` (0-7) of this subgroup.
+// `value` as held by lane `lane` (0-7) of this subgroup. subgroupBroadcast needs a
+// constant lane, so this broadcasts every lane's and selects; where `lane` is known
+// to LLVM (`Place`) the selects become a permute, and the broadcasts a lane does
+// not select cost nothing.
 fn from_lane(value: vec4<u32>, lane: u32) -> vec4<u32> {
     let odd = (lane & 1u) != 0u;
     let two = (lane & 2u) != 0u;
@@ -75,6 +63,10 @@ fn from_lane(value: vec4<u32>, lane: u32) -> vec4<u32> {
         two,
     );
     return select(low, high, (lane & 4u) != 0u);
+}
+
+fn from_lane_word(value: u32, lane: u32) -> u32 {
+    return from_lane(vec4(value, 0u, 0u, 0u), lane).x;
 }
 
 // `value` as held by invocation `id + offset`, for an offset of 1, 0 or
@@ -97,8 +89,8 @@ fn pass_along(value: vec4<u32>, id: u32, offset: u32, place: Place) -> Passed {
     let above = (lane + 1u) & 7u;
     let from_below = from_lane(value, below);
     let from_above = from_lane(value, above);
-    let id_below = from_lane(vec4(id, 0u, 0u, 0u), below).x;
-    let id_above = from_lane(vec4(id, 0u, 0u, 0u), above).x;
+    let id_below = from_lane_word(id, below);
+    let id_above = from_lane_word(id, above);
     let passed = select(select(from_below, from_above, offset == 1u), value, offset == 0u);
     let held_by = select(select(id_below, id_above, offset == 1u), id, offset == 0u);
     return Passed(passed, held_by == id + offset);

@@ -557,6 +557,16 @@ fn rows_at_every_length(
     key
 }
 
+/// Vectors a `Rows` invocation takes under the CPU tuning on packed rows: 16 for 8-
+/// and 16-byte elements, 8 for narrower ones.
+fn cpu_row_steps(data_type: DataType) -> u32 {
+    if data_type.size_in_bytes() >= 8 {
+        16
+    } else {
+        8
+    }
+}
+
 #[test]
 fn rows_in_one_invocation_match_the_reference_at_every_length() {
     // A row of at most STEPS vectors runs in one invocation, which loads each of its
@@ -568,11 +578,7 @@ fn rows_in_one_invocation_match_the_reference_at_every_length() {
     let plain = gpu_with_limits(|_| {});
     let mut rng = Rng::new(31);
     for data_type in WIDTHS {
-        let cpu_steps = if data_type.size_in_bytes() >= 8 {
-            16
-        } else {
-            8
-        };
+        let cpu_steps = cpu_row_steps(data_type);
         for vecs in 1..=cpu_steps + 1 {
             let n = elements(data_type, 16 * vecs);
             if n == 1 {
@@ -617,11 +623,7 @@ fn rows_over_several_invocations_match_the_reference_at_every_length() {
     let plain = gpu_with_limits(|_| {});
     let mut rng = Rng::new(37);
     for data_type in WIDTHS {
-        let steps = if data_type.size_in_bytes() >= 8 {
-            16
-        } else {
-            8
-        };
+        let steps = cpu_row_steps(data_type);
         for vecs in [
             2 * steps,
             3 * steps - 4,
