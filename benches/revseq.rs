@@ -562,7 +562,7 @@ impl Bench {
             sizes: desc.input.sizes().to_vec(),
             axis: desc.axis,
             variant: compiled.variant().name(),
-            word_bits: compiled.key().word_bits,
+            word_bits: compiled.key().access_bits,
             op_gbps: gbps(times[0]),
             copy_kernel_gbps: gbps(times[1]),
             copy_buffer_gbps: gbps(times[2]),

@@ -1,257 +1,45 @@
-//! A validated, specialised operator, ready to record into a caller's encoder.
+//! A validated, specialised operator, ready to record into a caller's encoder
+//! (`src/compile.rs` makes it).
 
 use wgpu::util::DeviceExt;
 
-use crate::divisor::Divisor;
-use crate::layout::Layout;
-use crate::plan::Plan;
+use crate::params::PARAMS_SIZE;
+use crate::scope::Scope;
 #[cfg(not(target_arch = "wasm32"))]
 use crate::scope::{block_on, now_or_never};
-use crate::scope::{capture, Scope};
-use crate::shaders::{PipelineKey, RowSegments, WORKGROUP_SIZE};
+use crate::shaders::PipelineKey;
 use crate::signal;
-use crate::window::{self, Dispatch, Window};
+use crate::window::Window;
 use crate::{Error, Gpu, ReverseSubsequences, TensorRole, Variant};
-
-/// The layout uniform; matches `Params` in `shaders/common.wgsl`, field for field
-/// (a test below compares their offsets).
-#[repr(C)]
-#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
-struct Params {
-    sizes: [u32; 8],
-    out_strides: [u32; 8],
-    in_strides: [u32; 8],
-    len_strides: [u32; 8],
-    count: u32,
-    vecs: u32,
-    in_shift: u32,
-    len_shift: u32,
-    out_shift: u32,
-    axis_start: u32,
-    axis_size: u32,
-    source_lo: u32,
-    source_hi: u32,
-    position_lo: u32,
-    position_hi: u32,
-    lanes: u32,
-    touch: u32,
-    pad: [u32; 3],
-    segments: Divisor,
-    band: Divisor,
-    bands: Divisor,
-    size_divisors: [Divisor; 8],
-    out_stride_divisors: [Divisor; 8],
-}
-
-pub(crate) const PARAMS_SIZE: u64 = std::mem::size_of::<Params>() as u64;
 
 /// An operator compiled for one [`Gpu`]: its pipeline and its layout uniforms, made
 /// once. Recording it is cheap: a bind group and a dispatch per window of the
 /// tensors, one where they fit a single storage binding.
 #[derive(Debug)]
 pub struct CompiledReverse {
-    gpu: Gpu,
-    desc: ReverseSubsequences,
-    key: PipelineKey,
-    pipeline: wgpu::ComputePipeline,
+    pub(crate) gpu: Gpu,
+    pub(crate) desc: ReverseSubsequences,
+    pub(crate) key: PipelineKey,
+    pub(crate) pipeline: wgpu::ComputePipeline,
     /// One `Params` per dispatch, `params_stride` bytes apart.
-    params: wgpu::Buffer,
-    params_stride: u64,
-    dispatches: Vec<Recorded>,
+    pub(crate) params: wgpu::Buffer,
+    pub(crate) params_stride: u64,
+    pub(crate) dispatches: Vec<Recorded>,
     /// The device's `min_storage_buffer_offset_alignment`.
-    offset_alignment: u64,
+    pub(crate) offset_alignment: u64,
     /// `min_size_in_bytes` of input, sequence lengths and output.
-    bytes: [u64; 3],
+    pub(crate) bytes: [u64; 3],
 }
 
 /// What `record` needs of one dispatch.
 #[derive(Debug)]
-struct Recorded {
+pub(crate) struct Recorded {
     /// Input, sequence lengths and output windows, relative to the caller's bindings.
-    windows: [Window; 3],
-    workgroups: [u32; 2],
+    pub(crate) windows: [Window; 3],
+    pub(crate) workgroups: [u32; 2],
 }
 
 impl CompiledReverse {
-    pub(crate) async fn new(
-        gpu: &Gpu,
-        desc: &ReverseSubsequences,
-    ) -> Result<CompiledReverse, Error> {
-        desc.validate()?;
-        let device = &gpu.inner.device;
-        let limits = device.limits();
-        let bytes = desc.tensors().map(|(_, t)| t.min_size_in_bytes());
-        for ((tensor, _), bytes) in desc.tensors().into_iter().zip(bytes) {
-            if bytes.next_multiple_of(4) > limits.max_buffer_size {
-                return Err(Error::TensorTooLarge {
-                    tensor,
-                    bytes,
-                    limit: limits.max_buffer_size,
-                    limit_name: "the device's max_buffer_size",
-                });
-            }
-        }
-
-        let layout = Layout::canonical(desc);
-        let element_bytes = desc.input.data_type().size_in_bytes();
-        let length_bytes = desc.sequence_lengths.data_type().size_in_bytes();
-        let widths = [element_bytes, length_bytes, element_bytes].map(u64::from);
-        let offset_alignment = u64::from(limits.min_storage_buffer_offset_alignment);
-        let pieces = window::split(
-            &layout,
-            widths,
-            bytes,
-            gpu.inner.max_binding,
-            offset_alignment,
-        )?;
-        let tuning = gpu.inner.tuning;
-        let int64 = gpu.inner.int64;
-        let key_of = |plan: &Plan, piece: &Dispatch| {
-            let key = PipelineKey {
-                variant: plan.variant,
-                steps: plan.steps,
-                vector_bytes: plan.vector_bytes,
-                element_bytes,
-                rank: piece.layout.rank() as u32,
-                axis: piece.layout.axis as u32,
-                length_bytes,
-                signed_lengths: desc.sequence_lengths.data_type().is_signed_integer(),
-                word_bits: plan.word_bits(tuning, int64, element_bytes),
-                segments: RowSegments::Partial,
-                share_lengths: 1,
-            };
-            let kernel = key.kernel();
-            let segments = if plan.whole_rows() && kernel.has_whole_rows() {
-                RowSegments::Whole
-            } else if plan.full_segments() && kernel.has_full_segments() {
-                RowSegments::Full
-            } else {
-                RowSegments::Partial
-            };
-            PipelineKey { segments, ..key }
-        };
-        // One pipeline for every dispatch: the plan's variant where every piece can
-        // run it from a vector-aligned start, else the general kernels.
-        let fast = |piece: &Dispatch| {
-            let plan = Plan::new(&piece.layout, element_bytes, piece.windows[2].size, tuning);
-            let aligned = |shift: u32| {
-                u64::from(shift) * u64::from(element_bytes) % u64::from(plan.vector_bytes.max(1))
-                    == 0
-            };
-            let runs_by_position = piece.by_position && plan.variant == Variant::Runs;
-            ((piece.whole || runs_by_position)
-                && aligned(piece.shifts[0])
-                && aligned(piece.shifts[2]))
-            .then_some(plan)
-        };
-        let mut plans: Vec<Plan> = pieces.iter().map_while(fast).collect();
-        if plans.len() < pieces.len()
-            || plans
-                .iter()
-                .zip(&pieces)
-                .any(|(plan, piece)| key_of(plan, piece) != key_of(&plans[0], &pieces[0]))
-        {
-            plans = pieces
-                .iter()
-                .map(|piece| Plan::general(&piece.layout, element_bytes, piece.windows[2].size))
-                .collect();
-        }
-        let key = key_of(&plans[0], &pieces[0]);
-        // The kernels that share a length move 64-bit words. Pieces may differ in
-        // how many invocations of a row or run can share one, and the fewest suit
-        // them all (an invocation that holds a whole row shares with none).
-        let share_lengths = if key.word_bits == 64 {
-            plans
-                .iter()
-                .map(|plan| plan.share_lengths(gpu.inner.subgroup_lanes))
-                .min()
-                .unwrap_or(1)
-        } else {
-            1
-        };
-        let key = PipelineKey {
-            share_lengths,
-            ..key
-        };
-
-        let max = limits.max_compute_workgroups_per_dimension.max(1);
-        let params_stride =
-            PARAMS_SIZE.next_multiple_of(u64::from(limits.min_uniform_buffer_offset_alignment));
-        let mut uniform = vec![0u8; params_stride as usize * pieces.len()];
-        let mut dispatches = Vec::with_capacity(pieces.len());
-        for (i, (plan, piece)) in plans.iter().zip(&pieces).enumerate() {
-            let groups = plan.invocations.div_ceil(WORKGROUP_SIZE);
-            let x = groups.min(max);
-            let y = if groups == 0 { 0 } else { groups.div_ceil(x) };
-            // Unreachable on adapters that meet WebGPU's 65,535 groups per dimension,
-            // but an adapter below that gets an error, not a short dispatch.
-            if y > max {
-                let bytes_per_invocation = bytes[2] / u64::from(plan.invocations);
-                return Err(Error::TensorTooLarge {
-                    tensor: TensorRole::Output,
-                    bytes: bytes[2],
-                    limit: u64::from(max).pow(2) * u64::from(WORKGROUP_SIZE) * bytes_per_invocation,
-                    limit_name: "the device's max_compute_workgroups_per_dimension squared",
-                });
-            }
-            let mut params = Params {
-                count: plan.invocations,
-                vecs: plan.vecs,
-                segments: Divisor::new(plan.segments),
-                band: Divisor::new(plan.band),
-                bands: Divisor::new(plan.bands),
-                lanes: plan.lanes,
-                touch: if plan.touch_ahead { u32::MAX } else { 0 },
-                in_shift: piece.shifts[0],
-                len_shift: piece.shifts[1],
-                out_shift: piece.shifts[2],
-                axis_start: piece.axis_start,
-                axis_size: layout.dims[layout.axis].size,
-                source_lo: piece.sources[0],
-                source_hi: piece.sources[1],
-                position_lo: piece.positions[0],
-                position_hi: piece.positions[1],
-                ..bytemuck::Zeroable::zeroed()
-            };
-            // Every stride of a piece fits a u32: its offsets do (window.rs).
-            for (d, dim) in piece.layout.dims.iter().enumerate() {
-                params.sizes[d] = dim.size;
-                params.size_divisors[d] = Divisor::new(dim.size);
-                params.out_strides[d] = dim.output as u32;
-                params.out_stride_divisors[d] = Divisor::new(dim.output as u32);
-                params.in_strides[d] = dim.input as u32;
-                params.len_strides[d] = dim.lengths as u32;
-            }
-            let at = i * params_stride as usize;
-            uniform[at..at + PARAMS_SIZE as usize].copy_from_slice(bytemuck::bytes_of(&params));
-            dispatches.push(Recorded {
-                windows: piece.windows,
-                workgroups: [x, y],
-            });
-        }
-
-        let pipeline = gpu.pipeline(key).await?;
-        let params = capture(device, "creating the layout uniform", || {
-            device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some("revseq::params"),
-                contents: &uniform,
-                usage: wgpu::BufferUsages::UNIFORM,
-            })
-        })
-        .await?;
-        Ok(CompiledReverse {
-            gpu: gpu.clone(),
-            desc: desc.clone(),
-            key,
-            pipeline,
-            params,
-            params_stride,
-            dispatches,
-            offset_alignment,
-            bytes,
-        })
-    }
-
     /// The descriptor this was compiled from.
     pub fn descriptor(&self) -> &ReverseSubsequences {
         &self.desc
@@ -397,15 +185,11 @@ impl CompiledReverse {
             };
             device.create_bind_group(&wgpu::BindGroupDescriptor {
                 label: Some("revseq::bind_group"),
-                layout: &self.gpu.inner.bind_group_layout,
+                layout: self.gpu.bind_group_layout(),
                 entries: &[
                     wgpu::BindGroupEntry {
                         binding: 0,
-                        resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                            buffer: &self.params,
-                            offset: i as u64 * self.params_stride,
-                            size: wgpu::BufferSize::new(PARAMS_SIZE),
-                        }),
+                        resource: self.params_binding(i),
                     },
                     window(0, dispatch.windows[0]),
                     window(1, dispatch.windows[1]),
@@ -444,8 +228,17 @@ impl CompiledReverse {
         Ok(())
     }
 
+    /// The layout uniform of dispatch `i`.
+    pub(crate) fn params_binding(&self, i: usize) -> wgpu::BindingResource<'_> {
+        wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+            buffer: &self.params,
+            offset: i as u64 * self.params_stride,
+            size: wgpu::BufferSize::new(PARAMS_SIZE),
+        })
+    }
+
     /// Whether no dispatch has work: a tensor without elements.
-    fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.dispatches.iter().all(|d| d.workgroups[0] == 0)
     }
 
@@ -592,62 +385,5 @@ impl CompiledReverse {
             .map_err(|e| wgpu_error(e.to_string()))?;
         output[..out_bytes].copy_from_slice(&view[..out_bytes]);
         Ok(())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::shaders::Kernel;
-    use std::mem::offset_of;
-
-    #[test]
-    fn params_matches_the_wgsl_struct() {
-        let module =
-            naga::front::wgsl::parse_str(Kernel::Words.source()).expect("common.wgsl parses");
-        let (_, ty) = module
-            .types
-            .iter()
-            .find(|(_, ty)| ty.name.as_deref() == Some("Params"))
-            .expect("a Params struct");
-        let naga::TypeInner::Struct { members, span } = &ty.inner else {
-            panic!("Params is a struct");
-        };
-        assert_eq!(u64::from(*span), PARAMS_SIZE);
-        let rust = [
-            ("sizes", offset_of!(Params, sizes)),
-            ("out_strides", offset_of!(Params, out_strides)),
-            ("in_strides", offset_of!(Params, in_strides)),
-            ("len_strides", offset_of!(Params, len_strides)),
-            ("count", offset_of!(Params, count)),
-            ("vecs", offset_of!(Params, vecs)),
-            ("in_shift", offset_of!(Params, in_shift)),
-            ("len_shift", offset_of!(Params, len_shift)),
-            ("out_shift", offset_of!(Params, out_shift)),
-            ("axis_start", offset_of!(Params, axis_start)),
-            ("axis_size", offset_of!(Params, axis_size)),
-            ("source_lo", offset_of!(Params, source_lo)),
-            ("source_hi", offset_of!(Params, source_hi)),
-            ("position_lo", offset_of!(Params, position_lo)),
-            ("position_hi", offset_of!(Params, position_hi)),
-            ("lanes", offset_of!(Params, lanes)),
-            ("touch", offset_of!(Params, touch)),
-            ("pad0", offset_of!(Params, pad)),
-            ("pad1", offset_of!(Params, pad) + 4),
-            ("pad2", offset_of!(Params, pad) + 8),
-            ("segments", offset_of!(Params, segments)),
-            ("band", offset_of!(Params, band)),
-            ("bands", offset_of!(Params, bands)),
-            ("size_divisors", offset_of!(Params, size_divisors)),
-            (
-                "out_stride_divisors",
-                offset_of!(Params, out_stride_divisors),
-            ),
-        ];
-        let wgsl: Vec<_> = members
-            .iter()
-            .map(|m| (m.name.as_deref().unwrap_or(""), m.offset as usize))
-            .collect();
-        assert_eq!(wgsl, rust);
     }
 }

@@ -1,11 +1,11 @@
 //! Division of per-invocation values by a uniform divisor, prepared on the host.
 //!
-//! A CPU adapter runs a SIMD group's invocations in the lanes of one vector
-//! register, and x86 has no vector integer division: lavapipe divides lane by lane,
-//! eight scalar divides a group. A multiply-high and two shifts stay in the vector
-//! registers. On lavapipe this made `Gather` on 4-byte elements 5-17% faster (its
-//! invocations divide three times to find their work) and the general kernels,
-//! which divide once per dimension and element, 2-9% faster.
+//! A CPU adapter runs a SIMD group's invocations in the channels of one vector
+//! register, and x86 has no vector integer division: lavapipe divides channel by
+//! channel, eight scalar divides a group. A multiply-high and two shifts stay in
+//! the vector registers (docs/general.md has what it bought). A GPU divides in
+//! software too, in tens of instructions; the multiply-high is one instruction
+//! where the device has 64-bit integers (`shaders/shared/mul_high_u64.wgsl`).
 //!
 //! The method is Granlund and Montgomery's (Hacker's Delight, 10-8): with
 //! `l = ceil(log2 d)` and `m = floor(2^32 (2^l - d) / d) + 1`, which fits 32 bits,
@@ -14,7 +14,7 @@
 //! select.
 
 /// A divisor with its multiplier and shift; matches `Divisor` in
-/// `shaders/common.wgsl`.
+/// `shaders/shared/params.wgsl`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
 pub(crate) struct Divisor {
@@ -45,8 +45,8 @@ impl Divisor {
         }
     }
 
-    /// `n / d` as `divide` in `shaders/common.wgsl` computes it, with the 16-bit
-    /// partial products of `shaders/mul_high_halves.wgsl` (`mul_high_u64.wgsl`'s
+    /// `n / d` as `divide` in `shaders/shared/params.wgsl` computes it, with the
+    /// 16-bit partial products of `mul_high_halves.wgsl` (`mul_high_u64.wgsl`'s
     /// 64-bit product is exact); the tests hold it to Rust's division.
     #[cfg(test)]
     fn divide(self, n: u32) -> u32 {

@@ -1,34 +1,31 @@
-//! The device handle: adapter selection, the shared bind group layout and the
-//! pipeline cache, and the typed entry points.
+//! The device handle: the shared bind group layout and pipeline cache, what the
+//! plan knows of the device, and the typed entry points.
 
 use std::sync::Arc;
 
-use crate::compiled::CompiledReverse;
+use crate::adapter::find_adapter;
 use crate::dtype::{Element, SequenceLength};
 use crate::pipeline::PipelineCache;
 #[cfg(not(target_arch = "wasm32"))]
 use crate::scope::block_on;
-use crate::{onnx, Error, ReverseSubsequences, Tuning};
+use crate::tuning::Device;
+use crate::{onnx, CompiledReverse, Error, ReverseSubsequences, Tuning};
 
 /// A wgpu device and queue with this crate's layouts and pipeline cache.
 /// Cheap to clone; clones share the cache.
 #[derive(Clone)]
 pub struct Gpu {
-    pub(crate) inner: Arc<Inner>,
+    inner: Arc<Inner>,
 }
 
-pub(crate) struct Inner {
-    pub(crate) device: wgpu::Device,
-    pub(crate) queue: wgpu::Queue,
-    pub(crate) bind_group_layout: wgpu::BindGroupLayout,
-    pub(crate) tuning: Tuning,
-    /// Whether the device has `SHADER_INT64`, for kernels that move 64-bit words.
-    pub(crate) int64: bool,
-    /// Invocations per subgroup where the device has `SUBGROUP` and the adapter
-    /// one subgroup size, else 0.
-    pub(crate) subgroup_lanes: u32,
+struct Inner {
+    device: wgpu::Device,
+    queue: wgpu::Queue,
+    bind_group_layout: wgpu::BindGroupLayout,
+    /// What the plan tunes for, and the device's features it may use.
+    plan_device: Device,
     /// Bytes one storage binding may hold: the device's limit, or lower.
-    pub(crate) max_binding: u64,
+    max_binding: u64,
     pipeline_layout: wgpu::PipelineLayout,
     cache: PipelineCache,
 }
@@ -82,10 +79,11 @@ impl Gpu {
         let (device, queue) = adapter
             .request_device(&wgpu::DeviceDescriptor {
                 label: Some("revseq"),
-                // 64-bit words where the adapter has them: on a CPU adapter most
-                // vector kernels move their vectors as two of them
-                // (`Variant::word_sizes`). Subgroups too: there `Rows`
-                // invocations of one row share its length (`Plan::share_lengths`).
+                // 64-bit integers where the adapter has them: the divisions take
+                // one multiply, and on a CPU adapter most vector kernels move
+                // their vectors as 64-bit words (`tuning::access_bits`).
+                // Subgroups too: there `rows` invocations of one row share its
+                // length (`tuning::shared_lengths`).
                 required_features: adapter.features()
                     & (wgpu::Features::SHADER_INT64 | wgpu::Features::SUBGROUP),
                 required_limits: adapter.limits(),
@@ -100,10 +98,11 @@ impl Gpu {
     }
 
     /// Wraps a device the caller owns. The kernels need no optional feature and
-    /// only the default limits; larger limits allow larger tensors, and
-    /// [`wgpu::Features::SHADER_INT64`] lets a CPU adapter move most vectors as
-    /// 64-bit words, which is faster there
-    /// ([`PipelineKey::word_bits`](crate::shaders::PipelineKey::word_bits)), as
+    /// only the default limits; larger limits allow larger tensors.
+    /// [`wgpu::Features::SHADER_INT64`] makes the kernels' divisions one multiply
+    /// ([`PipelineKey::wide_multiply`](crate::shaders::PipelineKey::wide_multiply))
+    /// and lets a CPU adapter move most vectors as 64-bit words, faster there
+    /// ([`PipelineKey::access_bits`](crate::shaders::PipelineKey::access_bits)), as
     /// does [`wgpu::Features::SUBGROUP`] on one whose subgroups are 8 invocations
     /// ([`PipelineKey::share_lengths`](crate::shaders::PipelineKey::share_lengths)).
     /// The plan is tuned for the adapter's device type ([`Tuning::for_adapter`]).
@@ -150,7 +149,7 @@ impl Gpu {
         Gpu::with_device(
             inner.device.clone(),
             inner.queue.clone(),
-            inner.tuning,
+            inner.plan_device.tuning,
             max_binding,
         )
     }
@@ -162,7 +161,7 @@ impl Gpu {
 
     /// What the plan is tuned for.
     pub fn tuning(&self) -> Tuning {
-        self.inner.tuning
+        self.inner.plan_device.tuning
     }
 
     fn with_device(
@@ -193,7 +192,7 @@ impl Gpu {
                     ty: wgpu::BindingType::Buffer {
                         ty: wgpu::BufferBindingType::Uniform,
                         has_dynamic_offset: false,
-                        min_binding_size: wgpu::BufferSize::new(crate::compiled::PARAMS_SIZE),
+                        min_binding_size: wgpu::BufferSize::new(crate::params::PARAMS_SIZE),
                     },
                     count: None,
                 },
@@ -207,23 +206,25 @@ impl Gpu {
             bind_group_layouts: &[Some(&bind_group_layout)],
             immediate_size: 0,
         });
-        let int64 = device.features().contains(wgpu::Features::SHADER_INT64);
         let info = device.adapter_info();
-        let subgroup_lanes = if device.features().contains(wgpu::Features::SUBGROUP)
+        let subgroup_size = if device.features().contains(wgpu::Features::SUBGROUP)
             && info.subgroup_min_size == info.subgroup_max_size
         {
             info.subgroup_min_size
         } else {
             0
         };
+        let plan_device = Device {
+            tuning,
+            int64: device.features().contains(wgpu::Features::SHADER_INT64),
+            subgroup_size,
+        };
         Gpu {
             inner: Arc::new(Inner {
                 device,
                 queue,
                 bind_group_layout,
-                tuning,
-                int64,
-                subgroup_lanes,
+                plan_device,
                 max_binding,
                 pipeline_layout,
                 cache: PipelineCache::default(),
@@ -292,9 +293,21 @@ impl Gpu {
         &self,
         desc: &ReverseSubsequences,
     ) -> Result<CompiledReverse, Error> {
-        CompiledReverse::new(self, desc).await
+        crate::compile::compile(self, desc).await
     }
 
+    /// What the plan tunes for and may use of the device.
+    pub(crate) fn plan_device(&self) -> Device {
+        self.inner.plan_device
+    }
+
+    /// The layout every operator's bind groups follow: the uniform at binding 0,
+    /// input, sequence lengths and output at 1, 2 and 3.
+    pub(crate) fn bind_group_layout(&self) -> &wgpu::BindGroupLayout {
+        &self.inner.bind_group_layout
+    }
+
+    /// The pipeline of `key`, from the cache or built now.
     pub(crate) async fn pipeline(
         &self,
         key: crate::shaders::PipelineKey,
@@ -425,50 +438,4 @@ impl Gpu {
             .await?;
         Ok(T::from_bytes(&output))
     }
-}
-
-/// The adapter `Gpu::new` opens. `WGPU_BACKEND` names the backends to search;
-/// without it the primary backends (Vulkan, Metal, DX12, the browser's WebGPU) come
-/// first and GL only when they have nothing, because probing GL through EGL prints
-/// to stderr on a machine without a display.
-async fn find_adapter() -> Result<wgpu::Adapter, Error> {
-    let tiers = match wgpu::Backends::from_env() {
-        Some(backends) => vec![backends],
-        None => vec![wgpu::Backends::PRIMARY, wgpu::Backends::SECONDARY],
-    };
-    let wanted = std::env::var("WGPU_ADAPTER_NAME").ok();
-    let mut available = Vec::new();
-    let mut reason = String::new();
-    for backends in tiers {
-        let instance = wgpu::Instance::new(wgpu::InstanceDescriptor {
-            backends,
-            ..wgpu::InstanceDescriptor::new_without_display_handle_from_env()
-        });
-        match &wanted {
-            Some(name) => {
-                let wanted = name.to_lowercase();
-                for adapter in instance.enumerate_adapters(backends).await {
-                    let found = adapter.get_info().name;
-                    if found.to_lowercase().contains(&wanted) {
-                        return Ok(adapter);
-                    }
-                    available.push(found);
-                }
-            }
-            None => {
-                let options = wgpu::RequestAdapterOptions {
-                    power_preference: wgpu::PowerPreference::from_env().unwrap_or_default(),
-                    ..Default::default()
-                };
-                match instance.request_adapter(&options).await {
-                    Ok(adapter) => return Ok(adapter),
-                    Err(e) => reason = e.to_string(),
-                }
-            }
-        }
-    }
-    Err(match wanted {
-        Some(name) => Error::AdapterNotFound { name, available },
-        None => Error::NoAdapter { reason },
-    })
 }

@@ -22,27 +22,35 @@
 
 #![warn(missing_docs)]
 
+mod adapter;
+mod compile;
 mod compiled;
 mod divisor;
 mod dtype;
 mod error;
 mod gpu;
+mod kernels;
 mod layout;
 mod onnx;
 mod operator;
+mod params;
 mod pipeline;
-mod plan;
 pub mod reference;
 mod scope;
 pub mod shaders;
 mod signal;
 mod tensor;
+mod tuning;
 mod window;
 
 pub use compiled::CompiledReverse;
 pub use dtype::{DataType, Element, SequenceLength};
 pub use error::{Error, TensorRole};
 pub use gpu::Gpu;
+pub use kernels::Variant;
 pub use operator::{ReverseSubsequences, MAX_RANK, MAX_TENSOR_BYTES};
-pub use plan::{Tuning, Variant};
 pub use tensor::TensorDesc;
+pub use tuning::Tuning;
+/// The wgpu this crate is built on: use it to create the devices, buffers and
+/// encoders you pass in, so that the types match.
+pub use wgpu;

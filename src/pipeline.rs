@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::sync::{PoisonError, RwLock};
 
 use crate::scope::Scope;
-use crate::shaders::{Kernel, PipelineKey};
+use crate::shaders::{Kernel, PipelineKey, Source};
 use crate::Error;
 
 #[derive(Default)]
@@ -15,7 +15,7 @@ pub(crate) struct PipelineCache {
 
 #[derive(Default)]
 struct State {
-    modules: HashMap<Kernel, wgpu::ShaderModule>,
+    modules: HashMap<Source, wgpu::ShaderModule>,
     pipelines: HashMap<PipelineKey, wgpu::ComputePipeline>,
 }
 
@@ -42,18 +42,19 @@ impl PipelineCache {
         // Built without the lock, which must not be held across the await; two
         // threads asking for the same new key may both build it, and the first
         // inserted wins.
-        let kernel = key.kernel();
+        let source = key.source();
+        let label = source.label();
         let cached_module = {
             let state = self.state.read().unwrap_or_else(PoisonError::into_inner);
-            state.modules.get(&kernel).cloned()
+            state.modules.get(&source).cloned()
         };
         let (module, module_errors) = match cached_module {
             Some(module) => (module, None),
             None => {
                 let scope = Scope::push(device);
                 let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-                    label: Some(kernel.label()),
-                    source: wgpu::ShaderSource::Wgsl(kernel.source().into()),
+                    label: Some(&label),
+                    source: wgpu::ShaderSource::Wgsl(source.wgsl().into()),
                 });
                 (module, Some(scope.pop("compiling a shader module")))
             }
@@ -61,13 +62,14 @@ impl PipelineCache {
         let constants = key.constants();
         let scope = Scope::push(device);
         let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-            label: Some(kernel.label()),
+            label: Some(&label),
             layout: Some(layout),
             module: &module,
             entry_point: Some(Kernel::ENTRY_POINT),
             compilation_options: wgpu::PipelineCompilationOptions {
                 constants: &constants,
-                // The kernels use no workgroup memory.
+                // Only `tile` uses workgroup memory, and it reads nothing there
+                // it has not written.
                 zero_initialize_workgroup_memory: false,
             },
             cache: None,
@@ -79,7 +81,7 @@ impl PipelineCache {
         pipeline_errors.await?;
 
         let mut state = self.state.write().unwrap_or_else(PoisonError::into_inner);
-        state.modules.entry(kernel).or_insert(module);
+        state.modules.entry(source).or_insert(module);
         Ok(state.pipelines.entry(key).or_insert(pipeline).clone())
     }
 }

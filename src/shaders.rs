@@ -1,244 +1,303 @@
-//! The one table of WGSL sources, and the specialisations the pipeline cache builds.
+//! The WGSL sources and the pipeline keys the cache builds.
+//!
+//! Every file under `shaders/` names what it uses with `#import` lines, as vello's
+//! shaders do: `#import shared/params` names a file; `#import storage`,
+//! `#import mul_high` and `#import row_length` name a slot that the [`Source`]
+//! fills (how the tensors are stored, how the divisions multiply, how a `rows`
+//! invocation gets its length). [`Source::wgsl`] pastes each file once, where it is
+//! first imported. Lines that start with `#trace` exist only in the trace build
+//! ([`Source::traced_wgsl`], used by [`crate::trace`]); the normal build drops them.
 //!
 //! Public so that tools (and this crate's tests) can parse and validate every
 //! specialisation offline, with no adapter.
 
+use std::collections::HashSet;
+
+use crate::kernels;
 use crate::operator::MAX_RANK;
 use crate::Variant;
 
 /// Threads per workgroup; the host folds dispatches with the same number. 256 is
 /// WebGPU's default limit of invocations per workgroup, the most a portable
-/// dispatch may use. On lavapipe 64 and 128 were slower: 128 took 1.03× the time
-/// of 256 on the `middle` and `outermost` rows (four alternating rounds).
+/// dispatch may use.
 pub const WORKGROUP_SIZE: u32 = 256;
 
-/// A compute kernel: `shaders/common.wgsl` and a multiply-high for its divisions
-/// (`mul_high_u64.wgsl` on 64-bit words, else `mul_high_halves.wgsl`), then for the
-/// vector kernels the bindings (`bind_vec4.wgsl`, `bind_vec2_u64.wgsl` or
-/// `bind_word.wgsl`) and `vectors.wgsl`, for `Runs` and for `Rows` on 16-byte
-/// vectors how an invocation gets its length, and for `Rows` the vector above its
-/// first window (`row_length.wgsl` or `row_length_subgroup.wgsl`), then its own
-/// file.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// Every WGSL file, by the name `#import` gives it.
+const FILES: &[(&str, &str)] = &[
+    (
+        "shared/params",
+        include_str!("../shaders/shared/params.wgsl"),
+    ),
+    (
+        "shared/lengths",
+        include_str!("../shaders/shared/lengths.wgsl"),
+    ),
+    (
+        "shared/mul_high_halves",
+        include_str!("../shaders/shared/mul_high_halves.wgsl"),
+    ),
+    (
+        "shared/mul_high_u64",
+        include_str!("../shaders/shared/mul_high_u64.wgsl"),
+    ),
+    (
+        "shared/storage_vec4",
+        include_str!("../shaders/shared/storage_vec4.wgsl"),
+    ),
+    (
+        "shared/storage_words",
+        include_str!("../shaders/shared/storage_words.wgsl"),
+    ),
+    (
+        "shared/vectors",
+        include_str!("../shaders/shared/vectors.wgsl"),
+    ),
+    (
+        "shared/element_lengths",
+        include_str!("../shaders/shared/element_lengths.wgsl"),
+    ),
+    (
+        "general/elements",
+        include_str!("../shaders/general/elements.wgsl"),
+    ),
+    (
+        "general/subwords",
+        include_str!("../shaders/general/subwords.wgsl"),
+    ),
+    (
+        "rows/segments",
+        include_str!("../shaders/rows/segments.wgsl"),
+    ),
+    ("rows/rows", include_str!("../shaders/rows/rows.wgsl")),
+    (
+        "rows/rows_narrow",
+        include_str!("../shaders/rows/rows_narrow.wgsl"),
+    ),
+    (
+        "rows/own_length",
+        include_str!("../shaders/rows/own_length.wgsl"),
+    ),
+    ("runs/runs", include_str!("../shaders/runs/runs.wgsl")),
+    (
+        "gather/blocks",
+        include_str!("../shaders/gather/blocks.wgsl"),
+    ),
+    (
+        "gather/gather",
+        include_str!("../shaders/gather/gather.wgsl"),
+    ),
+    (
+        "gather/gather_narrow",
+        include_str!("../shaders/gather/gather_narrow.wgsl"),
+    ),
+    ("gather/tile", include_str!("../shaders/gather/tile.wgsl")),
+    (
+        "cpu/storage_u64",
+        include_str!("../shaders/cpu/storage_u64.wgsl"),
+    ),
+    (
+        "cpu/shared_length",
+        include_str!("../shaders/cpu/shared_length.wgsl"),
+    ),
+    ("cpu/rows_64", include_str!("../shaders/cpu/rows_64.wgsl")),
+    ("cpu/columns", include_str!("../shaders/cpu/columns.wgsl")),
+    ("trace/record", include_str!("../shaders/trace/record.wgsl")),
+];
+
+/// A kernel: the WGSL file with its entry point, `main`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Kernel {
-    /// [`Variant::General`], elements of 4, 8 or 16 bytes: one invocation per output
-    /// element.
-    Words,
+    /// [`Variant::General`], elements of 4, 8 or 16 bytes: one invocation per
+    /// output element (`general/elements.wgsl`).
+    Elements,
     /// [`Variant::General`], elements of 1 or 2 bytes: one invocation per 32-bit
-    /// output word.
-    Subword,
-    /// [`Variant::Rows`] on 16-byte vectors.
+    /// output word (`general/subwords.wgsl`).
+    Subwords,
+    /// [`Variant::Rows`] on 16-byte vectors, computing on 32-bit words
+    /// (`rows/rows.wgsl`).
     Rows,
-    /// [`Variant::Rows`] on 32-bit words: rows that are whole words but not whole
-    /// 16-byte vectors.
-    RowsWords,
-    /// [`Variant::Rows`] of 8- and 16-byte elements on 16-byte vectors loaded and
-    /// stored as two 64-bit words and computed on as such
-    /// ([`PipelineKey::word_bits`] 64).
+    /// [`Variant::Rows`] on 32-bit words, for rows that are whole words but not
+    /// whole vectors (`rows/rows_narrow.wgsl`).
+    RowsNarrow,
+    /// [`Variant::Rows`] of 8- and 16-byte elements on 64-bit words, on a CPU
+    /// adapter (`cpu/rows_64.wgsl`).
     Rows64,
-    /// [`Variant::Rows`] of 1- to 4-byte elements on 16-byte vectors loaded and
-    /// stored as two 64-bit words and computed on as four 32-bit ones
-    /// ([`PipelineKey::word_bits`] 64).
-    RowsSplit64,
-    /// [`Kernel::Rows64`] with invocations of one row sharing its length load
-    /// through subgroup broadcasts ([`PipelineKey::share_lengths`]).
-    Rows64Subgroup,
-    /// [`Kernel::RowsSplit64`] with invocations of one row sharing its length load
-    /// through subgroup broadcasts ([`PipelineKey::share_lengths`]).
-    RowsSplit64Subgroup,
-    /// [`Variant::Runs`] on 16-byte vectors.
+    /// [`Variant::Runs`] (`runs/runs.wgsl`).
     Runs,
-    /// [`Variant::Runs`] on 32-bit words: runs that are whole words but not whole
-    /// 16-byte vectors.
-    RunsWords,
-    /// [`Variant::Runs`] on 16-byte vectors loaded and stored as two 64-bit words
-    /// ([`PipelineKey::word_bits`] 64).
-    Runs64,
-    /// [`Kernel::Runs64`] with invocations of one run sharing its length load
-    /// through subgroup broadcasts ([`PipelineKey::share_lengths`]).
-    Runs64Subgroup,
-    /// [`Variant::Gather`] on 16-byte vectors.
+    /// [`Variant::Gather`] on 16-byte vectors (`gather/gather.wgsl`).
     Gather,
-    /// [`Variant::Gather`] on 16-byte vectors loaded and stored as two 64-bit words
-    /// ([`PipelineKey::word_bits`] 64).
-    Gather64,
-    /// [`Variant::Gather`] on 32-bit words: runs that are whole words but not whole
-    /// 16-byte vectors.
-    GatherWords,
-    /// [`Variant::Columns`], on 16-byte vectors.
+    /// [`Variant::Gather`] on 32-bit words (`gather/gather_narrow.wgsl`).
+    GatherNarrow,
+    /// [`Variant::Tile`] (`gather/tile.wgsl`).
+    Tile,
+    /// [`Variant::Columns`] (`cpu/columns.wgsl`).
     Columns,
-    /// [`Variant::Columns`] on 16-byte vectors loaded, stored and computed on as two
-    /// 64-bit words ([`PipelineKey::word_bits`] 64).
-    Columns64,
-}
-
-// A vector kernel's source: `common.wgsl`, its multiply-high, its bindings,
-// `vectors.wgsl`, then its own file. On 64-bit words the multiply-high is one
-// 64-bit multiply; elsewhere 16-bit partial products.
-macro_rules! vector_kernel {
-    ("bind_vec2_u64.wgsl", $file:literal) => {
-        vector_kernel!("mul_high_u64.wgsl", "bind_vec2_u64.wgsl", $file)
-    };
-    ($bindings:literal, $file:literal) => {
-        vector_kernel!("mul_high_halves.wgsl", $bindings, $file)
-    };
-    ($mul_high:literal, $bindings:literal, $file:literal) => {
-        concat!(
-            include_str!("../shaders/common.wgsl"),
-            include_str!(concat!("../shaders/", $mul_high)),
-            include_str!(concat!("../shaders/", $bindings)),
-            include_str!("../shaders/vectors.wgsl"),
-            include_str!(concat!("../shaders/", $file))
-        )
-    };
-}
-
-// A `Rows` or `Runs` kernel: a vector kernel, how each invocation gets its row's or
-// run's length (and a `Rows` one the vector above its first window), then its own
-// file. Each loads its own (`row_length.wgsl`), or on 64-bit words the invocations
-// of a row share one load and pass each other those vectors (`subgroup_kernel!`).
-macro_rules! length_kernel {
-    ($bindings:literal, $file:literal) => {
-        length_kernel!($bindings, "row_length.wgsl", $file)
-    };
-    ($bindings:literal, $lengths:literal, $file:literal) => {
-        concat!(
-            vector_kernel!($bindings, $lengths),
-            include_str!(concat!("../shaders/", $file))
-        )
-    };
-}
-
-macro_rules! subgroup_kernel {
-    ($file:literal) => {
-        length_kernel!("bind_vec2_u64.wgsl", "row_length_subgroup.wgsl", $file)
-    };
 }
 
 impl Kernel {
     /// Every kernel.
-    pub const ALL: [Kernel; 17] = [
-        Kernel::Words,
-        Kernel::Subword,
+    pub const ALL: [Kernel; 10] = [
+        Kernel::Elements,
+        Kernel::Subwords,
         Kernel::Rows,
-        Kernel::RowsWords,
+        Kernel::RowsNarrow,
         Kernel::Rows64,
-        Kernel::RowsSplit64,
-        Kernel::Rows64Subgroup,
-        Kernel::RowsSplit64Subgroup,
         Kernel::Runs,
-        Kernel::RunsWords,
-        Kernel::Runs64,
-        Kernel::Runs64Subgroup,
         Kernel::Gather,
-        Kernel::Gather64,
-        Kernel::GatherWords,
+        Kernel::GatherNarrow,
+        Kernel::Tile,
         Kernel::Columns,
-        Kernel::Columns64,
     ];
 
-    /// The complete WGSL source.
-    pub const fn source(self) -> &'static str {
+    /// The entry point of every kernel.
+    pub const ENTRY_POINT: &'static str = "main";
+
+    /// The file with its entry point, as `#import` names it.
+    pub const fn file(self) -> &'static str {
         match self {
-            Kernel::Words => concat!(
-                include_str!("../shaders/common.wgsl"),
-                include_str!("../shaders/mul_high_halves.wgsl"),
-                include_str!("../shaders/reverse_words.wgsl")
-            ),
-            Kernel::Subword => concat!(
-                include_str!("../shaders/common.wgsl"),
-                include_str!("../shaders/mul_high_halves.wgsl"),
-                include_str!("../shaders/reverse_subword.wgsl")
-            ),
-            Kernel::Rows => length_kernel!("bind_vec4.wgsl", "reverse_rows.wgsl"),
-            Kernel::RowsWords => vector_kernel!("bind_word.wgsl", "reverse_rows_words.wgsl"),
-            Kernel::Rows64 => length_kernel!("bind_vec2_u64.wgsl", "reverse_rows_64.wgsl"),
-            Kernel::RowsSplit64 => length_kernel!("bind_vec2_u64.wgsl", "reverse_rows.wgsl"),
-            Kernel::Rows64Subgroup => subgroup_kernel!("reverse_rows_64.wgsl"),
-            Kernel::RowsSplit64Subgroup => subgroup_kernel!("reverse_rows.wgsl"),
-            Kernel::Runs => length_kernel!("bind_vec4.wgsl", "reverse_runs.wgsl"),
-            Kernel::RunsWords => length_kernel!("bind_word.wgsl", "reverse_runs.wgsl"),
-            Kernel::Runs64 => length_kernel!("bind_vec2_u64.wgsl", "reverse_runs.wgsl"),
-            Kernel::Runs64Subgroup => subgroup_kernel!("reverse_runs.wgsl"),
-            Kernel::Gather => vector_kernel!("bind_vec4.wgsl", "reverse_gather.wgsl"),
-            Kernel::Gather64 => vector_kernel!("bind_vec2_u64.wgsl", "reverse_gather.wgsl"),
-            Kernel::GatherWords => {
-                vector_kernel!("bind_word.wgsl", "reverse_gather_words.wgsl")
-            }
-            Kernel::Columns => vector_kernel!("bind_vec4.wgsl", "reverse_columns.wgsl"),
-            Kernel::Columns64 => vector_kernel!("bind_vec2_u64.wgsl", "reverse_columns.wgsl"),
+            Kernel::Elements => "general/elements",
+            Kernel::Subwords => "general/subwords",
+            Kernel::Rows => "rows/rows",
+            Kernel::RowsNarrow => "rows/rows_narrow",
+            Kernel::Rows64 => "cpu/rows_64",
+            Kernel::Runs => "runs/runs",
+            Kernel::Gather => "gather/gather",
+            Kernel::GatherNarrow => "gather/gather_narrow",
+            Kernel::Tile => "gather/tile",
+            Kernel::Columns => "cpu/columns",
         }
+    }
+}
+
+/// How a kernel's bindings hold the tensors: the file that fills its `storage`
+/// slot, and with it every function through which it reads and writes them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Storage {
+    /// 16-byte vectors of four 32-bit words (`shared/storage_vec4.wgsl`).
+    Vec4,
+    /// 32-bit words (`shared/storage_words.wgsl`).
+    Words,
+    /// 16-byte vectors of two 64-bit words, on a device with `SHADER_INT64`
+    /// (`cpu/storage_u64.wgsl`).
+    U64,
+}
+
+impl Storage {
+    fn file(self) -> &'static str {
+        match self {
+            Storage::Vec4 => "shared/storage_vec4",
+            Storage::Words => "shared/storage_words",
+            Storage::U64 => "cpu/storage_u64",
+        }
+    }
+}
+
+/// Everything that decides a shader module's WGSL: a kernel and what fills its
+/// slots.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Source {
+    /// The kernel.
+    pub kernel: Kernel,
+    /// How the tensors are stored (`storage`).
+    pub storage: Storage,
+    /// Whether the invocations of a `rows` row share one length load through
+    /// subgroup operations (`row_length`: `cpu/shared_length.wgsl`, else
+    /// `rows/own_length.wgsl`).
+    pub shared_lengths: bool,
+    /// Whether the divisions' multiply-high is one 64-bit multiply (`mul_high`:
+    /// `shared/mul_high_u64.wgsl`, else `shared/mul_high_halves.wgsl`).
+    pub wide_multiply: bool,
+}
+
+impl Source {
+    /// The complete WGSL.
+    pub fn wgsl(&self) -> String {
+        self.compose(false)
+    }
+
+    /// The WGSL of the trace build: every access to the tensors also appends a
+    /// record to a trace buffer at binding 4 (`shaders/trace/record.wgsl`).
+    pub fn traced_wgsl(&self) -> String {
+        self.compose(true)
     }
 
     /// A label for wgpu objects built from it.
-    pub const fn label(self) -> &'static str {
-        match self {
-            Kernel::Words => "revseq::reverse_words",
-            Kernel::Subword => "revseq::reverse_subword",
-            Kernel::Rows => "revseq::reverse_rows",
-            Kernel::RowsWords => "revseq::reverse_rows_words",
-            Kernel::Rows64 => "revseq::reverse_rows_64",
-            Kernel::RowsSplit64 => "revseq::reverse_rows_split_64",
-            Kernel::Rows64Subgroup => "revseq::reverse_rows_64_subgroup",
-            Kernel::RowsSplit64Subgroup => "revseq::reverse_rows_split_64_subgroup",
-            Kernel::Runs => "revseq::reverse_runs",
-            Kernel::RunsWords => "revseq::reverse_runs_words",
-            Kernel::Runs64 => "revseq::reverse_runs_64",
-            Kernel::Runs64Subgroup => "revseq::reverse_runs_64_subgroup",
-            Kernel::Gather => "revseq::reverse_gather",
-            Kernel::Gather64 => "revseq::reverse_gather_64",
-            Kernel::GatherWords => "revseq::reverse_gather_words",
-            Kernel::Columns => "revseq::reverse_columns",
-            Kernel::Columns64 => "revseq::reverse_columns_64",
+    pub fn label(&self) -> String {
+        let mut label = format!("revseq::{}", self.kernel.file());
+        if self.storage == Storage::U64 {
+            label.push_str("+u64");
         }
-    }
-
-    /// Bits per word of its loads and stores of the tensors: 64 for the kernels
-    /// that need [`wgpu::Features::SHADER_INT64`], else 32.
-    pub const fn word_bits(self) -> u32 {
-        match self {
-            Kernel::Rows64
-            | Kernel::RowsSplit64
-            | Kernel::Rows64Subgroup
-            | Kernel::RowsSplit64Subgroup
-            | Kernel::Runs64
-            | Kernel::Runs64Subgroup
-            | Kernel::Gather64
-            | Kernel::Columns64 => 64,
-            _ => 32,
+        if self.shared_lengths {
+            label.push_str("+subgroups");
         }
+        label
     }
 
-    /// Whether the kernel has a specialisation for rows that an invocation holds
-    /// whole ([`RowSegments::Whole`]).
-    pub const fn has_whole_rows(self) -> bool {
-        matches!(self, Kernel::Rows | Kernel::RowsSplit64)
+    /// Whether the module needs [`wgpu::Features::SHADER_INT64`].
+    pub fn needs_int64(&self) -> bool {
+        self.storage == Storage::U64 || self.wide_multiply
     }
 
-    /// Whether the kernel has a specialisation for rows whose invocations all write
-    /// `steps` vectors ([`RowSegments::Full`]).
-    pub const fn has_full_segments(self) -> bool {
-        matches!(
-            self,
-            Kernel::Rows
-                | Kernel::RowsSplit64
-                | Kernel::Rows64
-                | Kernel::Rows64Subgroup
-                | Kernel::RowsSplit64Subgroup
-        )
-    }
-
-    /// Whether the kernel uses subgroup operations, which need
+    /// Whether the module uses subgroup operations, which need
     /// [`wgpu::Features::SUBGROUP`].
-    pub const fn uses_subgroups(self) -> bool {
-        matches!(
-            self,
-            Kernel::Rows64Subgroup | Kernel::RowsSplit64Subgroup | Kernel::Runs64Subgroup
-        )
+    pub fn uses_subgroups(&self) -> bool {
+        self.shared_lengths
     }
 
-    /// The entry point.
-    pub const ENTRY_POINT: &'static str = "main";
+    /// The file that fills slot `name`.
+    fn slot(&self, name: &str) -> &'static str {
+        match name {
+            "storage" => self.storage.file(),
+            "mul_high" if self.wide_multiply => "shared/mul_high_u64",
+            "mul_high" => "shared/mul_high_halves",
+            "row_length" if self.shared_lengths => "cpu/shared_length",
+            "row_length" => "rows/own_length",
+            other => panic!("no slot named {other}"),
+        }
+    }
+
+    fn compose(&self, trace: bool) -> String {
+        let mut wgsl = String::new();
+        let mut seen = HashSet::new();
+        if trace {
+            self.paste("trace/record", trace, &mut seen, &mut wgsl);
+        }
+        self.paste(self.kernel.file(), trace, &mut seen, &mut wgsl);
+        wgsl
+    }
+
+    /// Appends file `name` (a path, or a slot) to `wgsl` unless it is there,
+    /// each of its imports where it names them.
+    fn paste(&self, name: &str, trace: bool, seen: &mut HashSet<&'static str>, wgsl: &mut String) {
+        let file = if name.contains('/') {
+            name
+        } else {
+            self.slot(name)
+        };
+        let (file, text) = FILES
+            .iter()
+            .find(|(path, _)| *path == file)
+            .unwrap_or_else(|| panic!("no shader file {file}"));
+        if !seen.insert(file) {
+            return;
+        }
+        wgsl.push_str(&format!("// ---- shaders/{file}.wgsl\n"));
+        for line in text.lines() {
+            let body = line.trim_start();
+            if let Some(import) = body.strip_prefix("#import ") {
+                self.paste(import.trim(), trace, seen, wgsl);
+            } else if let Some(statement) = body.strip_prefix("#trace ") {
+                if trace {
+                    wgsl.push_str(&line[..line.len() - body.len()]);
+                    wgsl.push_str(statement);
+                    wgsl.push('\n');
+                }
+            } else {
+                wgsl.push_str(line);
+                wgsl.push('\n');
+            }
+        }
+    }
 }
 
 /// Everything a pipeline is specialised on. Shapes and strides are not here: they
@@ -247,9 +306,11 @@ impl Kernel {
 pub struct PipelineKey {
     /// The kernel variant the plan chose.
     pub variant: Variant,
-    /// Vectors or axis positions per invocation (vector variants; 1 for `General`).
+    /// Vectors or axis positions per invocation (`rows`, `runs`, `gather`), rows a
+    /// column holds (`columns`); 1 elsewhere.
     pub steps: u32,
-    /// Bytes per vector of the vector variants: 16, or 4 on words; 0 for `General`.
+    /// Bytes per vector of the vector families: 16, or 4 where rows or runs are
+    /// whole 32-bit words but not whole vectors; 0 for `general`.
     pub vector_bytes: u32,
     /// Bytes per element: 1, 2, 4, 8 or 16.
     pub element_bytes: u32,
@@ -261,64 +322,27 @@ pub struct PipelineKey {
     pub length_bytes: u32,
     /// Whether sequence lengths are signed.
     pub signed_lengths: bool,
-    /// Bits per component of the kernel's loads and stores of the tensors: 64 for
-    /// `Runs` and `Rows` on 16-byte vectors, `Columns`, and `Gather` of 8- and
-    /// 16-byte elements, on a CPU adapter whose device has
-    /// [`wgpu::Features::SHADER_INT64`], else 32.
-    pub word_bits: u32,
-    /// How the invocations of a `Rows` kernel on 16-byte vectors cover a row;
-    /// [`RowSegments::Partial`] for the rest.
-    pub segments: RowSegments,
-    /// Invocations that share one load of their row's or run's length (2, 4 or
-    /// 8, through subgroup broadcasts): `Rows` and `Runs` on 64-bit words, on an
-    /// adapter whose subgroups are 8 invocations, where an even number of them
-    /// cover each row or run (`Plan::share_lengths`). 1 everywhere else: each
-    /// loads its own.
+    /// Bits per access to the tensors: 64 where a CPU adapter whose device has
+    /// [`wgpu::Features::SHADER_INT64`] moves vectors as 64-bit words, else 32.
+    pub access_bits: u32,
+    /// Invocations of a `rows` row that share one length load through subgroup
+    /// operations (2, 4 or 8; a CPU adapter with 8-invocation subgroups); 1 where
+    /// each loads its own.
     pub share_lengths: u32,
-}
-
-/// How a `Rows` kernel's invocations cover a row ([`PipelineKey::segments`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum RowSegments {
-    /// `steps` vectors an invocation, the row's last segment maybe shorter: each
-    /// step checks its bound.
-    Partial,
-    /// `steps` vectors an invocation, which divide the row: no step needs a bound
-    /// ([`Kernel::has_full_segments`]).
-    Full,
-    /// A row of at most `steps` vectors an invocation, which loads each vector once
-    /// ([`Kernel::has_whole_rows`]).
-    Whole,
+    /// Whether the kernel divides with one 64-bit multiply: the device has
+    /// [`wgpu::Features::SHADER_INT64`].
+    pub wide_multiply: bool,
 }
 
 impl PipelineKey {
-    /// The kernel this key specialises.
-    pub fn kernel(&self) -> Kernel {
-        match self.variant {
-            Variant::General if self.element_bytes < 4 => Kernel::Subword,
-            Variant::General => Kernel::Words,
-            Variant::Rows if self.vector_bytes == 4 => Kernel::RowsWords,
-            Variant::Rows if self.word_bits == 64 && self.share_lengths > 1 => {
-                if self.element_bytes >= 8 {
-                    Kernel::Rows64Subgroup
-                } else {
-                    Kernel::RowsSplit64Subgroup
-                }
-            }
-            Variant::Rows if self.word_bits == 64 && self.element_bytes >= 8 => Kernel::Rows64,
-            Variant::Rows if self.word_bits == 64 => Kernel::RowsSplit64,
-            Variant::Rows => Kernel::Rows,
-            Variant::Runs if self.vector_bytes == 4 => Kernel::RunsWords,
-            Variant::Runs if self.word_bits == 64 && self.share_lengths > 1 => {
-                Kernel::Runs64Subgroup
-            }
-            Variant::Runs if self.word_bits == 64 => Kernel::Runs64,
-            Variant::Runs => Kernel::Runs,
-            Variant::Gather if self.vector_bytes == 4 => Kernel::GatherWords,
-            Variant::Gather if self.word_bits == 64 => Kernel::Gather64,
-            Variant::Gather => Kernel::Gather,
-            Variant::Columns if self.word_bits == 64 => Kernel::Columns64,
-            Variant::Columns => Kernel::Columns,
+    /// The WGSL this key compiles.
+    pub fn source(&self) -> Source {
+        let (kernel, storage) = kernels::kernel(self);
+        Source {
+            kernel,
+            storage,
+            shared_lengths: self.share_lengths > 1,
+            wide_multiply: self.wide_multiply || storage == Storage::U64,
         }
     }
 
@@ -331,133 +355,44 @@ impl PipelineKey {
             ("LEN_SIGNED", f64::from(u8::from(self.signed_lengths))),
             ("WORKGROUP_SIZE", f64::from(WORKGROUP_SIZE)),
         ];
-        match self.kernel() {
-            Kernel::Words => constants.push(("ELEM_WORDS", f64::from(self.element_bytes / 4))),
-            Kernel::Subword => constants.push(("ELEM_BYTES", f64::from(self.element_bytes))),
-            Kernel::Rows
-            | Kernel::RowsWords
-            | Kernel::Rows64
-            | Kernel::RowsSplit64
-            | Kernel::Rows64Subgroup
-            | Kernel::RowsSplit64Subgroup
-            | Kernel::Runs
-            | Kernel::RunsWords
-            | Kernel::Runs64
-            | Kernel::Runs64Subgroup
-            | Kernel::Gather
-            | Kernel::Gather64
-            | Kernel::GatherWords
-            | Kernel::Columns
-            | Kernel::Columns64 => constants.extend([
-                ("ELEM_BYTES", f64::from(self.element_bytes)),
-                ("STEPS", f64::from(self.steps)),
-            ]),
-        }
-        let segments = |s: RowSegments| f64::from(u8::from(self.segments == s));
-        if self.kernel().has_whole_rows() {
-            constants.push(("WHOLE_ROWS", segments(RowSegments::Whole)));
-        }
-        if self.kernel().has_full_segments() {
-            constants.push(("FULL_SEGMENTS", segments(RowSegments::Full)));
-        }
-        if self.kernel().uses_subgroups() {
-            constants.push(("SHARE_LANES", f64::from(self.share_lengths)));
-        }
+        kernels::constants(self, &mut constants);
         constants
     }
 
-    /// Every key the cache can build: `General` for every rank and axis, `Rows` with
-    /// the axis innermost, `Runs` and `Gather` with it outside, each vector variant
-    /// with every vector size, word size and step count its plan may choose.
+    /// Every key the cache can build: each family's kernels for every element
+    /// width, rank and axis it takes, length type, and multiply.
     pub fn all() -> impl Iterator<Item = PipelineKey> {
-        Variant::ALL.into_iter().flat_map(|variant| {
-            [1, 2, 4, 8, 16].into_iter().flat_map(move |element_bytes| {
-                variant
-                    .vector_sizes(element_bytes)
-                    .iter()
-                    .flat_map(move |&vector_bytes| {
-                        variant
-                            .step_counts(element_bytes, vector_bytes)
-                            .flat_map(move |steps| {
-                                variant
-                                    .word_sizes(element_bytes, vector_bytes)
-                                    .iter()
-                                    .flat_map(move |&word_bits| {
-                                        keys(variant, steps, vector_bytes, element_bytes)
-                                            .flat_map(move |key| {
-                                                segment_keys(PipelineKey { word_bits, ..key })
-                                            })
-                                            .flat_map(share_keys)
-                                    })
-                            })
+        kernels::keys().flat_map(|key| {
+            (1..=MAX_RANK as u32)
+                .flat_map(move |rank| (0..rank).map(move |axis| (rank, axis)))
+                .filter(move |&(rank, axis)| match key.variant {
+                    Variant::General => true,
+                    Variant::Rows => axis == rank - 1,
+                    _ => axis < rank - 1,
+                })
+                .flat_map(move |(rank, axis)| {
+                    [(4, false), (4, true), (8, false), (8, true)].map(
+                        |(length_bytes, signed_lengths)| PipelineKey {
+                            rank,
+                            axis,
+                            length_bytes,
+                            signed_lengths,
+                            ..key
+                        },
+                    )
+                })
+                .flat_map(|key| {
+                    // 64-bit words come only with a device that has 64-bit integers.
+                    let multiplies: &[bool] = if key.access_bits == 64 {
+                        &[true]
+                    } else {
+                        &[false, true]
+                    };
+                    multiplies.iter().map(move |&wide_multiply| PipelineKey {
+                        wide_multiply,
+                        ..key
                     })
-            })
+                })
         })
     }
-}
-
-/// `key` with each [`RowSegments`] its kernel has.
-fn segment_keys(key: PipelineKey) -> impl Iterator<Item = PipelineKey> {
-    let kernel = key.kernel();
-    [RowSegments::Partial, RowSegments::Full, RowSegments::Whole]
-        .into_iter()
-        .filter(move |&segments| match segments {
-            RowSegments::Partial => true,
-            RowSegments::Full => kernel.has_full_segments(),
-            RowSegments::Whole => kernel.has_whole_rows(),
-        })
-        .map(move |segments| PipelineKey { segments, ..key })
-}
-
-/// `key`, and for `Rows` and `Runs` on 64-bit words whose invocations may not
-/// hold a row whole, `key` with each number of invocations that may share a length.
-fn share_keys(key: PipelineKey) -> impl Iterator<Item = PipelineKey> {
-    let shares: &[u32] = if matches!(key.variant, Variant::Rows | Variant::Runs)
-        && key.vector_bytes == 16
-        && key.word_bits == 64
-        && key.segments != RowSegments::Whole
-    {
-        &[1, 2, 4, 8]
-    } else {
-        &[1]
-    };
-    shares.iter().map(move |&share_lengths| PipelineKey {
-        share_lengths,
-        ..key
-    })
-}
-
-/// Every rank, axis and length type of one variant, step count, vector size and
-/// element width.
-fn keys(
-    variant: Variant,
-    steps: u32,
-    vector_bytes: u32,
-    element_bytes: u32,
-) -> impl Iterator<Item = PipelineKey> {
-    (1..=MAX_RANK as u32).flat_map(move |rank| {
-        (0..rank)
-            .filter(move |&axis| match variant {
-                Variant::General => true,
-                Variant::Rows => axis == rank - 1,
-                Variant::Runs | Variant::Gather | Variant::Columns => axis < rank - 1,
-            })
-            .flat_map(move |axis| {
-                [(4, false), (4, true), (8, false), (8, true)].map(
-                    |(length_bytes, signed_lengths)| PipelineKey {
-                        variant,
-                        steps,
-                        vector_bytes,
-                        element_bytes,
-                        rank,
-                        axis,
-                        length_bytes,
-                        signed_lengths,
-                        word_bits: 32,
-                        segments: RowSegments::Partial,
-                        share_lengths: 1,
-                    },
-                )
-            })
-    })
 }

@@ -1,22 +1,25 @@
 //! naga parses and validates every kernel in every specialisation the pipeline
-//! cache can build, and writes SPIR-V for it. Needs no adapter.
+//! cache can build, and writes SPIR-V for it; and the trace build of every source.
+//! Needs no adapter.
 
-use revseq::shaders::{Kernel, PipelineKey};
+use std::collections::{BTreeMap, BTreeSet};
 
-/// A validator with no optional capability but 64-bit integers for the kernels that
-/// move 64-bit words and subgroup broadcasts for those that share lengths: every
-/// other kernel runs on any WebGPU device.
-fn validator(kernel: Kernel) -> naga::valid::Validator {
+use revseq::shaders::{Kernel, PipelineKey, Source, Storage};
+
+/// A validator with no optional capability but 64-bit integers for the sources
+/// that use them and subgroup broadcasts for those that share lengths: every other
+/// kernel runs on any WebGPU device.
+fn validator(source: &Source) -> naga::valid::Validator {
     let mut capabilities = naga::valid::Capabilities::empty();
-    if kernel.word_bits() == 64 {
+    if source.needs_int64() {
         capabilities |= naga::valid::Capabilities::SHADER_INT64;
     }
-    if kernel.uses_subgroups() {
+    if source.uses_subgroups() {
         capabilities |= naga::valid::Capabilities::SUBGROUP;
     }
     let mut validator =
         naga::valid::Validator::new(naga::valid::ValidationFlags::all(), capabilities);
-    if kernel.uses_subgroups() {
+    if source.uses_subgroups() {
         validator
             .subgroup_stages(naga::valid::ShaderStages::COMPUTE)
             .subgroup_operations(naga::valid::SubgroupOperationSet::BALLOT);
@@ -24,85 +27,109 @@ fn validator(kernel: Kernel) -> naga::valid::Validator {
     validator
 }
 
+fn parse(source: &Source, wgsl: &str) -> (naga::Module, naga::valid::ModuleInfo) {
+    let module = naga::front::wgsl::parse_str(wgsl)
+        .unwrap_or_else(|e| panic!("{}: {}", source.label(), e.emit_to_string(wgsl)));
+    let info = validator(source)
+        .validate(&module)
+        .unwrap_or_else(|e| panic!("{}: {}", source.label(), e.emit_to_string(wgsl)));
+    (module, info)
+}
+
+/// Specialises `module` for `key` (plus `extra` constants), validates it and
+/// writes SPIR-V.
+fn specialise(
+    source: &Source,
+    module: &naga::Module,
+    info: &naga::valid::ModuleInfo,
+    key: &PipelineKey,
+    extra: &[(&str, f64)],
+) {
+    let mut constants = naga::back::PipelineConstants::default();
+    for (name, value) in key.constants().into_iter().chain(extra.iter().copied()) {
+        constants.insert(name.to_string(), value);
+    }
+    let (specialised, specialised_info) = naga::back::pipeline_constants::process_overrides(
+        module,
+        info,
+        Some((naga::ShaderStage::Compute, Kernel::ENTRY_POINT)),
+        &constants,
+    )
+    .unwrap_or_else(|e| panic!("{key:?}: {e}"));
+    validator(source)
+        .validate(&specialised)
+        .unwrap_or_else(|e| panic!("{key:?}: {e}"));
+    naga::back::spv::write_vec(
+        &specialised,
+        &specialised_info,
+        &naga::back::spv::Options::default(),
+        Some(&naga::back::spv::PipelineOptions {
+            shader_stage: naga::ShaderStage::Compute,
+            entry_point: Kernel::ENTRY_POINT.to_string(),
+        }),
+    )
+    .unwrap_or_else(|e| panic!("{key:?}: {e}"));
+}
+
 #[test]
 fn every_specialisation_parses_validates_and_translates() {
+    let mut by_source: BTreeMap<Source, Vec<PipelineKey>> = BTreeMap::new();
+    for key in PipelineKey::all() {
+        by_source.entry(key.source()).or_default().push(key);
+    }
     let mut checked = 0;
-    for kernel in Kernel::ALL {
-        let module = naga::front::wgsl::parse_str(kernel.source()).unwrap_or_else(|e| {
-            panic!("{}: {}", kernel.label(), e.emit_to_string(kernel.source()))
-        });
-        let info = validator(kernel).validate(&module).unwrap_or_else(|e| {
-            panic!("{}: {}", kernel.label(), e.emit_to_string(kernel.source()))
-        });
-        for key in PipelineKey::all().filter(|key| key.kernel() == kernel) {
-            let mut constants = naga::back::PipelineConstants::default();
-            for (name, value) in key.constants() {
-                constants.insert(name.to_string(), value);
-            }
-            let (specialised, specialised_info) =
-                naga::back::pipeline_constants::process_overrides(
-                    &module,
-                    &info,
-                    Some((naga::ShaderStage::Compute, Kernel::ENTRY_POINT)),
-                    &constants,
-                )
-                .unwrap_or_else(|e| panic!("{key:?}: {e}"));
-            validator(kernel)
-                .validate(&specialised)
-                .unwrap_or_else(|e| panic!("{key:?}: {e}"));
-            naga::back::spv::write_vec(
-                &specialised,
-                &specialised_info,
-                &naga::back::spv::Options::default(),
-                Some(&naga::back::spv::PipelineOptions {
-                    shader_stage: naga::ShaderStage::Compute,
-                    entry_point: Kernel::ENTRY_POINT.to_string(),
-                }),
-            )
-            .unwrap_or_else(|e| panic!("{key:?}: {e}"));
-            assert_eq!(key.word_bits, kernel.word_bits(), "{key:?}");
+    for (source, keys) in &by_source {
+        let wgsl = source.wgsl();
+        assert!(
+            !wgsl.contains("trace"),
+            "{}: the normal build traces",
+            source.label()
+        );
+        let (module, info) = parse(source, &wgsl);
+        for key in keys {
+            specialise(source, &module, &info, key, &[]);
             checked += 1;
         }
+        // The trace build of the same source, with one of its keys.
+        let (module, info) = parse(source, &source.traced_wgsl());
+        specialise(source, &module, &info, &keys[0], &[("TRACE_EVERY", 7.0)]);
     }
     assert_eq!(checked, PipelineKey::all().count());
-    // 4 length types × (General: 5 widths × 36 rank-axis pairs; Rows: 5 widths × 8
-    // ranks with the axis innermost × 4 step counts (1, 2, 4, 8) and 8- and 16-byte
-    // ones × 8 × 1 more (16, packed rows on a CPU), and on words 4
-    // widths × 8 × 6 step counts (to 32); Runs: 5 widths × the 28 pairs with the
-    // axis outside × 5 step counts (to 16), and on words 4 widths × 28 × 7 (to 64);
-    // Gather: the same 28 pairs, 1- and 2-byte widths × 4 step counts (to 8) and
-    // wider ones × 3 (to 4), on 16-byte vectors (5 widths) and on words (4 widths);
-    // Columns: the 28 pairs, 4 widths (below 16 bytes) × 4 row counts (8 to 64);
-    // again on 64-bit words: Runs on 16-byte vectors, 5 widths × 28 × 5; Rows on
-    // them, 2 widths (8, 16 bytes: `Rows64`) × 8 × 5; Columns, 4 widths × 4 × 28;
-    // Gather, 2 widths (8, 16 bytes) × 3 × 28; Rows, 3 widths (1, 2, 4 bytes:
-    // `RowsSplit64`) × 8 × 4; and both again for rows an invocation holds whole:
-    // 5 × 8 × 4 + 2 × 8 × 1 and 3 × 8 × 4; and every `Rows` kernel on 16-byte vectors
-    // again for rows whose segments are all full: (5 × 4 + 2) × 8, 3 × 8 × 4 and
-    // 2 × 8 × 5; and with lengths shared by 2, 4 or 8 invocations, the `Rows`
-    // kernels on 64-bit words, partial and full, 3 × 2 × (3 × 8 × 4 + 2 × 8 × 5),
-    // and `Runs` on them, 3 × 5 × 28 × 5).
-    assert_eq!(
-        checked,
-        4 * (5 * 36
-            + (5 * 4 + 2) * 8
-            + 4 * 8 * 6
-            + 5 * 28 * 5
-            + 4 * 28 * 7
-            + (2 * 4 + 3 * 3) * 28
-            + (2 * 4 + 2 * 3) * 28
-            + 4 * 4 * 28
-            + 5 * 28 * 5
-            + 2 * 8 * 5
-            + 4 * 4 * 28
-            + 2 * 3 * 28
-            + 3 * 8 * 4
-            + (5 * 4 + 2) * 8
-            + 3 * 8 * 4
-            + (5 * 4 + 2) * 8
-            + 3 * 8 * 4
-            + 2 * 8 * 5
-            + 3 * 2 * (3 * 8 * 4 + 2 * 8 * 5)
-            + 3 * 5 * 28 * 5)
+    // Every kernel, with every storage it takes.
+    let kernels: BTreeSet<(Kernel, Storage)> =
+        by_source.keys().map(|s| (s.kernel, s.storage)).collect();
+    assert_eq!(kernels.len(), 15, "{kernels:?}");
+    eprintln!(
+        "{checked} specialisations of {} sources validated",
+        by_source.len()
     );
+}
+
+#[test]
+fn each_file_is_pasted_once_and_says_what_it_imports() {
+    let source = PipelineKey::all()
+        .find(|key| key.source().kernel == Kernel::Gather)
+        .unwrap()
+        .source();
+    let wgsl = source.wgsl();
+    // Imported by several files, pasted once.
+    assert_eq!(
+        wgsl.matches("// ---- shaders/shared/params.wgsl").count(),
+        1
+    );
+    assert_eq!(
+        wgsl.matches("// ---- shaders/shared/lengths.wgsl").count(),
+        1
+    );
+    assert!(!wgsl.contains("#import"));
+    // The storage slot holds the storage the key names.
+    assert!(wgsl.contains(match source.storage {
+        Storage::Vec4 => "// ---- shaders/shared/storage_vec4.wgsl",
+        Storage::U64 => "// ---- shaders/cpu/storage_u64.wgsl",
+        Storage::Words => "// ---- shaders/shared/storage_words.wgsl",
+    }));
+    // The trace build records every access the storage functions make.
+    let traced = source.traced_wgsl();
+    assert!(traced.contains("// ---- shaders/trace/record.wgsl"));
+    assert!(traced.contains("trace_access(TRACE_LOAD | TRACE_INPUT"));
 }

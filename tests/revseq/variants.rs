@@ -5,7 +5,6 @@
 //! multiplying departs from small numbers), and strided, gapped and broadcast
 //! layouts on the fast paths.
 
-use revseq::shaders::RowSegments;
 use revseq::{DataType, Gpu, ReverseSubsequences, TensorDesc, Tuning, Variant};
 
 use crate::support::{
@@ -283,12 +282,12 @@ fn vector_kernels_move_64_bit_words_on_a_cpu_adapter_whose_device_has_them() {
             for (d, variant, vectors) in cases {
                 let key = check_on(gpu(), &mut rng, &d, variant);
                 let wide = vectors && int64 && gpu().tuning() == Tuning::Cpu;
-                assert_eq!(key.word_bits, if wide { 64 } else { 32 }, "{key:?}");
+                assert_eq!(key.access_bits, if wide { 64 } else { 32 }, "{key:?}");
                 assert_eq!(key.vector_bytes, if vectors { 16 } else { 4 });
                 let key = check_on(&plain, &mut rng, &d, variant);
-                assert_eq!(key.word_bits, 32, "{key:?}");
+                assert_eq!(key.access_bits, 32, "{key:?}");
                 let key = check_on(&gpu().with_tuning(Tuning::Gpu), &mut rng, &d, variant);
-                assert_eq!(key.word_bits, 32, "{key:?}");
+                assert_eq!(key.access_bits, 32, "{key:?}");
             }
         }
         // Lengths per element: `Columns` along an axis of up to 64 positions (of
@@ -304,28 +303,29 @@ fn vector_kernels_move_64_bit_words_on_a_cpu_adapter_whose_device_has_them() {
         };
         let cpu = gpu().tuning() == Tuning::Cpu;
         for (d, variant, wide) in [(&short, columns, true), (&long, Variant::Gather, w >= 8)] {
-            let variant = if cpu { variant } else { Variant::Gather };
+            let variant = if cpu { variant } else { Variant::Tile };
             let key = check_on(gpu(), &mut rng, d, variant);
             assert_eq!(
-                key.word_bits,
+                key.access_bits,
                 if wide && int64 && cpu { 64 } else { 32 },
                 "{key:?}"
             );
-            assert_eq!(check_on(&plain, &mut rng, d, variant).word_bits, 32);
+            assert_eq!(check_on(&plain, &mut rng, d, variant).access_bits, 32);
             let tuned = gpu().with_tuning(Tuning::Gpu);
-            assert_eq!(check_on(&tuned, &mut rng, d, Variant::Gather).word_bits, 32);
+            assert_eq!(check_on(&tuned, &mut rng, d, Variant::Tile).access_bits, 32);
         }
     }
 }
 
 #[test]
-fn rows_and_runs_share_a_length_load_across_an_8_lane_subgroup() {
+fn rows_share_a_length_load_across_an_8_lane_subgroup() {
     // `Gpu::new` asks for SUBGROUP where the adapter offers it. On a CPU adapter
-    // with 64-bit words and subgroups of 8 (lavapipe on 256-bit vectors), `Rows`
-    // and `Runs` invocations of one row or run share its length: as many as the
-    // largest power of two that divides a row's invocations, up to 8; on any
-    // other device or tuning each loads its own. Same results required, rows
-    // that end past a subgroup's lanes and lanes past the last row included.
+    // with 64-bit words and subgroups of 8 (lavapipe on 256-bit vectors), `rows`
+    // invocations of one row of 1- to 4-byte elements share its length and pass
+    // each other their spans' tops: as many as the largest power of two that
+    // divides a row's invocations, up to 8. Wider elements, `runs`, any other
+    // device and the GPU tuning load their own. Same results required, rows
+    // that end past a subgroup's lanes and invocations past the last row included.
     let device = gpu().device();
     let info = gpu().adapter_info();
     let subgroups = device.features().contains(wgpu::Features::SUBGROUP)
@@ -334,15 +334,14 @@ fn rows_and_runs_share_a_length_load_across_an_8_lane_subgroup() {
         && info.subgroup_max_size == 8
         && gpu().tuning() == Tuning::Cpu;
     eprintln!(
-        "subgroups of {}..={} lanes, SUBGROUP: {}; shared lengths: {subgroups}",
+        "subgroups of {}..={} invocations, SUBGROUP: {}; shared lengths: {subgroups}",
         info.subgroup_min_size,
         info.subgroup_max_size,
         device.features().contains(wgpu::Features::SUBGROUP)
     );
     let mut rng = Rng::new(31);
     // (element type, row length, invocations a row: 8 steps of 16 bytes for 1- to
-    // 4-byte elements, 16 for wider ones on packed rows; a row of at most 8 held
-    // whole; 12 vectors as 8 and 4)
+    // 4-byte elements, 16 for wider ones on packed rows; 12 vectors as 8 and 4)
     let cases = [
         (DataType::Float32, 64, 2),
         (DataType::Float32, 96, 3),
@@ -358,14 +357,14 @@ fn rows_and_runs_share_a_length_load_across_an_8_lane_subgroup() {
     for (data_type, n, invocations) in cases {
         for rows in [1, 5, 13, 40] {
             let d = desc(data_type, &[rows, n], 1, DataType::Int32, None);
-            let shared = if subgroups {
+            let shared = if subgroups && data_type.size_in_bytes() <= 4 {
                 (1 << u32::trailing_zeros(invocations)).min(8)
             } else {
                 1
             };
             let key = check_on(gpu(), &mut rng, &d, Variant::Rows);
             assert_eq!(key.share_lengths, shared, "{d:?}");
-            assert_eq!(key.kernel().uses_subgroups(), shared > 1, "{d:?}");
+            assert_eq!(key.source().uses_subgroups(), shared > 1, "{d:?}");
             let tuned = gpu().with_tuning(Tuning::Gpu);
             assert_eq!(
                 check_on(&tuned, &mut rng, &d, Variant::Rows).share_lengths,
@@ -373,13 +372,12 @@ fn rows_and_runs_share_a_length_load_across_an_8_lane_subgroup() {
             );
         }
     }
-    // Runs: ONNX [batch, time, 1024 floats], one length per batch: 256 vectors a
-    // run, 16 invocations of 16 interleaved by 8; [.., 64 floats]: 16 vectors, 2
-    // invocations of 8.
-    for (sizes, axis, strides, invocations) in [
-        ([3, 5, 1024], 1, [1, 0, 0], 16),
-        ([5, 3, 1024], 0, [0, 1, 0], 16),
-        ([3, 5, 64], 1, [1, 0, 0], 2),
+    // Runs: ONNX [batch, time, 1024 floats], one length per batch, each
+    // invocation loads its own.
+    for (sizes, axis, strides) in [
+        ([3, 5, 1024], 1, [1, 0, 0]),
+        ([5, 3, 1024], 0, [0, 1, 0]),
+        ([3, 5, 64], 1, [1, 0, 0]),
     ] {
         let d = desc(
             DataType::Float32,
@@ -389,8 +387,7 @@ fn rows_and_runs_share_a_length_load_across_an_8_lane_subgroup() {
             Some(&strides),
         );
         let key = check_on(gpu(), &mut rng, &d, Variant::Runs);
-        let shared = if subgroups { invocations.min(8) } else { 1 };
-        assert_eq!(key.share_lengths, shared, "{d:?}");
+        assert_eq!(key.share_lengths, 1, "{d:?}");
     }
     // Windowed: each dispatch numbers its invocations from 0.
     let d = desc(DataType::Float32, &[300, 64], 1, DataType::Uint32, None);
@@ -437,11 +434,6 @@ fn every_variant_width_and_length_type_matches_the_reference() {
                 let n = elements(data_type, 16 * vecs);
                 let d = desc(data_type, &[7, n], 1, length_type, None);
                 check(&mut rng, &d, Variant::Rows);
-                let key = gpu().compile(&d).unwrap().key();
-                if key.segments != RowSegments::Whole {
-                    let full = vecs.is_multiple_of(key.steps);
-                    assert_eq!(key.segments == RowSegments::Full, full, "{key:?}");
-                }
                 let d = desc(data_type, &[n], 0, length_type, None);
                 for _ in 0..4 {
                     check(&mut rng, &d, Variant::Rows);
@@ -466,7 +458,7 @@ fn every_variant_width_and_length_type_matches_the_reference() {
                 check(&mut rng, &d, per_element(gpu(), data_type, 11, true));
                 cases += 4;
             }
-            // Rows and runs of whole words, not whole vectors: the word kernels.
+            // Rows and runs of whole words, not whole vectors: the narrow kernels.
             if data_type.size_in_bytes() < 16 {
                 for bytes in [4, 20, 24, 16 * 9 + 4] {
                     let inner = elements(data_type, bytes.max(data_type.size_in_bytes()));
@@ -589,20 +581,11 @@ fn rows_in_one_invocation_match_the_reference_at_every_length() {
                 for tuning in [Tuning::Cpu, Tuning::Gpu] {
                     let key =
                         rows_at_every_length(&device.with_tuning(tuning), &mut rng, data_type, n);
-                    // The CPU tuning takes up to `cpu_steps` vectors an invocation,
+                    // The CPU tuning takes up to `cpu_steps` vectors an invocation
+                    // (no more than the row has, rounded up to a power of two),
                     // the GPU one.
                     let most = if tuning == Tuning::Cpu { cpu_steps } else { 1 };
-                    // Otherwise every invocation writes `steps` vectors where they
-                    // divide the row (one under the GPU tuning), and the loop then
-                    // has no bound.
-                    let segments = if vecs <= most && key.kernel().has_whole_rows() {
-                        RowSegments::Whole
-                    } else if vecs.is_multiple_of(key.steps) {
-                        RowSegments::Full
-                    } else {
-                        RowSegments::Partial
-                    };
-                    assert_eq!(key.segments, segments, "{key:?}");
+                    assert_eq!(key.steps, most.min(vecs.next_power_of_two()), "{key:?}");
                 }
             }
         }
@@ -636,12 +619,6 @@ fn rows_over_several_invocations_match_the_reference_at_every_length() {
                 let device = device.with_tuning(Tuning::Cpu);
                 let key = rows_at_every_length(&device, &mut rng, data_type, n);
                 assert_eq!(key.steps, steps, "{key:?}");
-                let segments = if vecs.is_multiple_of(steps) {
-                    RowSegments::Full
-                } else {
-                    RowSegments::Partial
-                };
-                assert_eq!(key.segments, segments, "{key:?}");
             }
         }
     }
@@ -861,8 +838,16 @@ fn random_vector_friendly_layouts_match_the_reference() {
         let lengths = lengths_for(&mut rng, &d);
         assert_matches_reference(&d, &input_bytes, &lengths);
     }
+    // Every variant the default device's tuning runs.
     for variant in Variant::ALL {
-        assert!(seen.get(&variant).copied().unwrap_or(0) >= 20, "{seen:?}");
+        let runs = match variant {
+            Variant::Tile => gpu().tuning() == Tuning::Gpu,
+            Variant::Columns => gpu().tuning() == Tuning::Cpu,
+            _ => true,
+        };
+        if runs {
+            assert!(seen.get(&variant).copied().unwrap_or(0) >= 20, "{seen:?}");
+        }
     }
 }
 
@@ -1036,13 +1021,14 @@ fn the_gpu_tuning_runs_every_variant_correctly() {
                     ),
                     (
                         desc(data_type, &[9, inner], 0, length_type, None),
-                        Variant::Gather,
+                        per_element(&tuned, data_type, 9, inner * w % 16 == 0),
                     ),
                 ];
                 for (d, variant) in cases {
                     let key = check_on(&tuned, &mut rng, &d, variant);
                     word_keys += usize::from(key.vector_bytes == 4);
                     let most = if variant == Variant::Gather { 4 } else { 1 };
+                    assert_ne!(variant, Variant::Columns);
                     assert!(key.steps <= most, "{key:?}");
                 }
             }
@@ -1063,7 +1049,7 @@ fn the_gpu_tuning_runs_every_variant_correctly() {
             TensorDesc::new(data_type, &[2, 5, n]).with_strides(&[5 * (n + v), n + v, 1]),
             1,
         );
-        check_on(&tuned, &mut rng, &d, Variant::Gather);
+        check_on(&tuned, &mut rng, &d, Variant::Tile);
     }
     // Every variant on words, for the four widths below 16 bytes and 4 length types.
     assert_eq!(word_keys, 3 * 4 * 4);

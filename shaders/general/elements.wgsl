@@ -1,11 +1,12 @@
-// Elements of 4, 8 or 16 bytes: one invocation per output element, copying its
-// 32-bit words. Elements never share a word, so every write is a plain store.
+// `general`, elements of 4, 8 or 16 bytes: one invocation per output element,
+// copying its 32-bit words. Elements never share a word, so every write is a plain
+// store. Runs every layout.
+#import shared/params
+#import shared/lengths
+#import shared/storage_words
 
 // 32-bit words per element: 1, 2 or 4.
 override ELEM_WORDS: u32;
-
-@group(0) @binding(1) var<storage, read> src: array<u32>;
-@group(0) @binding(3) var<storage, read_write> dst: array<u32>;
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn main(
@@ -48,6 +49,6 @@ fn main(
     }
     out_offset += params.out_shift;
     for (var w = 0u; w < ELEM_WORDS; w++) {
-        dst[out_offset * ELEM_WORDS + w] = src[in_offset * ELEM_WORDS + w];
+        store_word(out_offset * ELEM_WORDS + w, load_word(in_offset * ELEM_WORDS + w));
     }
 }

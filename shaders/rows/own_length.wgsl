@@ -1,5 +1,7 @@
-// How a `Rows` or `Runs` invocation gets its row's or run's sequence length, and a
-// `Rows` invocation the vector above its first window: each loads its own.
+// How a `rows` invocation gets its row's sequence length, and the top of its first
+// span (`rows/rows.wgsl`): each loads its own. On a CPU adapter with 8-invocation
+// subgroups, `cpu/shared_length.wgsl` takes this file's place.
+#import shared/lengths
 
 // The invocation's place in its workgroup, as the kernel's entry point takes it.
 struct Place {
@@ -15,8 +17,8 @@ fn row_length(len_offset: u32, n: u32, place: Place, working: bool) -> u32 {
     return len;
 }
 
-// What another invocation holds (`row_length_subgroup.wgsl`): here invocations
-// share nothing, so nothing passes, and each loads what it needs itself.
+// What another invocation holds: here invocations share nothing, so nothing
+// passes, and each loads what it needs itself.
 struct Passed {
     value: vec4<u32>,
     valid: bool,

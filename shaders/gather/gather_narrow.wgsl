@@ -1,8 +1,10 @@
-// `Gather` on 32-bit words, for runs that are whole words but not whole 16-byte
-// vectors (ONNX [time, batch] with an odd batch, say). Each invocation owns one word
-// column of a run and STEPS positions along the axis, loading the lengths of the
-// column's elements once: one element for elements of 4 bytes and wider (the word is
-// word `c mod W` of element `c / W`, W words per element), 2 or 4 for narrower ones.
+// `gather` on 32-bit words, for runs that are whole words but not whole 16-byte
+// vectors (ONNX [time, batch] with an odd batch, say; `shared/storage_words.wgsl`).
+// Each invocation owns one word column of a run and STEPS positions along the axis
+// (`gather/blocks.wgsl`), loading the lengths of the column's elements once: one
+// element for elements of 4 bytes and wider (the word is word `c mod W` of element
+// `c / W`, W words per element), 2 or 4 for narrower ones.
+#import gather/blocks
 
 // Words per element (at least 1) and elements per word (at least 1).
 override ELEM_WORDS: u32 = max(ELEM_BYTES / 4u, 1u);
@@ -12,8 +14,14 @@ override ELEM_BITS: u32 = min(ELEM_BYTES * 8u, 16u);
 
 // Input element `x` of 1 or 2 bytes, as the low bits of a word.
 fn narrow_element(x: u32) -> u32 {
-    let word = src[x / PER_WORD];
+    let word = load_word(x / PER_WORD);
     return (word >> ((x % PER_WORD) * ELEM_BITS)) & ((1u << ELEM_BITS) - 1u);
+}
+
+// For each of four adjacent elements at axis position `t`, the input element it
+// reads, the first at `base` when not reversed.
+fn sources(base: u32, t: u32, lens: vec4<u32>, in_axis: u32) -> vec4<u32> {
+    return base + vec4(0u, 1u, 2u, 3u) + mirrored4(t, lens) * in_axis;
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
@@ -26,9 +34,9 @@ fn main(
     if (id >= params.count) {
         return;
     }
-    let work = gather_column(id);
+    let work = gather_block(id);
     let column = work.column;
-    if (column >= params.vecs) {
+    if (column >= params.vecs.value) {
         return;
     }
     let o = work.o;
@@ -41,7 +49,7 @@ fn main(
     let element = select(column * PER_WORD, column / ELEM_WORDS, ELEM_BYTES >= 4u);
     let word_in_element = column - element * ELEM_WORDS;
     let lens = lengths4(o.len_offset, element, stride, n, min(PER_WORD, 4u));
-    // A constant trip count, so that the loop unrolls; the bound is a mask.
+    // A constant trip count, so that the loop unrolls; the bound is a break.
     for (var k = 0u; k < STEPS; k++) {
         let t = work.first + k;
         if (t >= work.last) {
@@ -50,13 +58,13 @@ fn main(
         let x = sources(o.in_offset + element, t, lens, in_axis);
         var word: u32;
         if (ELEM_BYTES >= 4u) {
-            word = src[x.x * ELEM_WORDS + word_in_element];
+            word = load_word(x.x * ELEM_WORDS + word_in_element);
         } else if (ELEM_BYTES == 2u) {
             word = narrow_element(x.x) | (narrow_element(x.y) << 16u);
         } else {
             word = narrow_element(x.x) | (narrow_element(x.y) << 8u) | (narrow_element(x.z) << 16u)
                 | (narrow_element(x.w) << 24u);
         }
-        dst[vec_index(o.out_offset + t * out_axis) + column] = word;
+        store_word(vec_index(o.out_offset + t * out_axis) + column, word);
     }
 }

@@ -1,8 +1,12 @@
-// Elements of 1 or 2 bytes: one invocation per 32-bit word of the output span.
-// Each word has exactly one writer, so the invocation may read it, replace the
+// `general`, elements of 1 or 2 bytes: one invocation per 32-bit word of the output
+// span. Each word has exactly one writer, so the invocation may read it, replace the
 // bytes that belong to output elements and store it back; bytes of the word that
 // no output element addresses (stride gaps, the tail past the last element) go
-// back unchanged, and a word with no element in it is not stored at all.
+// back unchanged, and a word with no element in it is not stored at all. Runs
+// every layout.
+#import shared/params
+#import shared/lengths
+#import shared/storage_words
 
 // Bytes per element: 1 or 2.
 override ELEM_BYTES: u32;
@@ -13,12 +17,9 @@ override ELEM_BITS: u32 = ELEM_BYTES * 8u;
 override ELEM_MASK: u32 = (1u << ELEM_BITS) - 1u;
 
 fn read_element(offset: u32) -> u32 {
-    let word = src[offset / ELEMS_PER_WORD];
+    let word = load_word(offset / ELEMS_PER_WORD);
     return (word >> ((offset % ELEMS_PER_WORD) * ELEM_BITS)) & ELEM_MASK;
 }
-
-@group(0) @binding(1) var<storage, read> src: array<u32>;
-@group(0) @binding(3) var<storage, read_write> dst: array<u32>;
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn main(
@@ -31,9 +32,9 @@ fn main(
         return;
     }
 
-    var word = dst[w];
+    var word = load_output_word(w);
     var any_element = false;
-    for (var lane = 0u; lane < ELEMS_PER_WORD; lane++) {
+    for (var slot = 0u; slot < ELEMS_PER_WORD; slot++) {
         // Which output element, if any, sits at this element offset? Canonical
         // output strides nest (each exceeds the span of all smaller ones), so the
         // coordinates fall out of dividing by each stride in turn; the offset is an
@@ -41,7 +42,7 @@ fn main(
         // Out-of-range coordinates are clamped so that no read leaves its tensor.
         // Element offsets count from the piece's origin, `out_shift` elements into
         // the binding (a windowed dispatch's piece may start mid-word).
-        let position = w * ELEMS_PER_WORD + lane;
+        let position = w * ELEMS_PER_WORD + slot;
         var rem = position - params.out_shift;
         var is_element = position >= params.out_shift;
         var in_offset = 0u;
@@ -69,12 +70,12 @@ fn main(
         let source = windowed_source(in_offset, s, in_stride_at(AXIS));
         is_element = is_element && source != ELSEWHERE;
         let value = read_element(select(0u, source, is_element));
-        let shift = lane * ELEM_BITS;
+        let shift = slot * ELEM_BITS;
         let merged = (word & ~(ELEM_MASK << shift)) | (value << shift);
         word = select(word, merged, is_element);
         any_element = any_element || is_element;
     }
     if (any_element) {
-        dst[w] = word;
+        store_word(w, word);
     }
 }

@@ -1,12 +1,13 @@
-// `Rows` on 32-bit words, for rows that are whole words but not whole 16-byte
-// vectors: each invocation writes STEPS consecutive words of one row.
+// `rows` on 32-bit words, for rows that are whole words but not whole 16-byte
+// vectors (`shared/storage_words.wgsl`): each invocation writes STEPS
+// consecutive words of one row.
 //
 // Elements of 4 bytes and wider span whole words: output word j is word j mod W of
 // element t = j / W (W words per element), read from the same word of the mirrored
-// element. Narrower elements share words, so the vector kernel's window applies at
-// word size: with LB the lane's length in bytes, the reversed bytes of output word j
-// start at LB - 4(j + 1), straddling two source words `LB mod 4` bytes in; walking j
-// upwards walks the source downwards, one new word a step.
+// element. Narrower elements share words, so the span of `rows/segments.wgsl`
+// applies at word size: the reversed bytes of output word j start at LB - 4(j + 1),
+// straddling two source words `LB mod 4` bytes in.
+#import rows/segments
 
 // Words per element, for elements of 4 bytes and wider.
 override ELEM_WORDS: u32 = max(ELEM_BYTES / 4u, 1u);
@@ -33,8 +34,7 @@ fn main(
     @builtin(local_invocation_index) local: u32,
 ) {
     let id = invocation_index(group, groups, local);
-    // Before the return, so that their loads of `params` are scalar
-    // (`invocation_index`).
+    // Before the return, so that their loads of `params` are scalar on lavapipe.
     let work = segment(id);
     let first = work.first;
     let last = work.last;
@@ -54,7 +54,7 @@ fn main(
             if (j < last) {
                 let t = j / ELEM_WORDS;
                 let mirror = (len - 1u - t) * ELEM_WORDS + (j - t * ELEM_WORDS);
-                dst[out_row + j] = src[in_row + select(j, mirror, t < len)];
+                store_word(out_row + j, load_word(in_row + select(j, mirror, t < len)));
             }
         }
         return;
@@ -66,15 +66,15 @@ fn main(
     // Word LB / 4 straddles LB: its first LB mod 4 bytes are reversed, the rest
     // copied; the shift is at most 3 bytes, so the mask's shift stays below 32.
     let straddling = (1u << (shift * 8u)) - 1u;
-    var hi = src[in_row + window_top(work, lb)];
+    var hi = load_word(in_row + span_top(work, lb));
     for (var k = 0u; k < STEPS; k++) {
         let j = first + k;
         if (j < last) {
             let reversed_only = 4u * (j + 1u) <= lb;
-            let x = src[in_row + window_source(j, lb)];
+            let x = load_word(in_row + span_source(j, lb));
             let reversed = reverse_in_word(funnel_word(x, hi, shift));
             let mask = select(select(0u, straddling, 4u * j < lb), 0xFFFFFFFFu, reversed_only);
-            dst[out_row + j] = (reversed & mask) | (x & ~mask);
+            store_word(out_row + j, (reversed & mask) | (x & ~mask));
             hi = x;
         }
     }

@@ -1,5 +1,5 @@
 // The high word of `a * b` where WGSL may have no 64-bit integers: summed from
-// 16-bit partial products (`divide` in `common.wgsl`).
+// 16-bit partial products (`divide` in `shared/params.wgsl`).
 fn mul_high(a: u32, b: u32) -> u32 {
     let al = a & 0xFFFFu;
     let ah = a >> 16u;

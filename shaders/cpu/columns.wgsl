@@ -1,55 +1,41 @@
-// The reversed axis outside a contiguous innermost dimension along which the length
-// changes from element to element, along at most 64 positions, for elements narrower
-// than a vector, on a CPU adapter (`Columns`): each invocation holds a whole column
-// of the axis (one vector of each position) in registers and reverses the prefix of
-// every element there, so that it loads and stores each vector once, whole, as a
-// copy does. `Gather` instead loads each element of a vector on its own (16 loads a
-// vector of 1-byte elements), and a CPU adapter pays for every load with a loop
-// over its SIMD lanes.
+// `columns`, on a CPU adapter: the reversed axis outside a contiguous innermost
+// dimension along which the length changes from element to element, along at most
+// 64 positions, for elements narrower than a vector. Each invocation holds a whole
+// column of the axis (one vector of each position) in registers and reverses the
+// prefix of every element there, so that it loads and stores each vector once,
+// whole, as a copy does, where `gather` loads each element on its own and a CPU
+// adapter pays for every load with a loop over the SIMD group's invocations.
 //
 // The reversal of a prefix of length L of a column of STEPS rows is a shift: with
 // the column upside down (rev[u] = in[STEPS - 1 - u]), output row t < L is
-// rev[t + STEPS - L]. Stages shift each element's lane up by 1, 2, 4 .. 32 rows
-// where its shift has that bit, all lanes of a vector at once, through masks
-// (`lanes_of`); a last select keeps the rows at and past L. Garbage (rows past the
+// rev[t + STEPS - L]. Stages shift each element's field up by 1, 2, 4 .. 32 rows
+// where its shift has that bit, all fields of a vector at once, through masks
+// (`fields_of`); a last select keeps the rows at and past L. Garbage (rows past the
 // axis, or shifted in from past the last row) only reaches rows at or past L, which
 // that select drops. STEPS, the rows a column holds, is 8, 16, 32 or 64: the axis'
 // size rounded up.
 //
-// The network computes on the words the bindings hold (`Vector`): four 32-bit
-// words, or two 64-bit ones on a CPU adapter that has them, each word holding lanes
-// of LANE_BITS (at most 32) whatever its width. On lavapipe, 64-bit words took 0.77×
-// the time of splitting each into two 32-bit words for the network and joining them
-// to store (4- and 8-byte elements), and 0.66× that of 32-bit words throughout (1-
-// and 2-byte ones, where the split had measured 1.05-1.1×; `middle` and
-// `outermost`, three alternating rounds, faster in 24 of 24).
+// The network computes on the words the storage holds (`Vector`): four 32-bit
+// words, or two 64-bit ones (`cpu/storage_u64.wgsl`), each word holding fields of
+// FIELD_BITS (at most 32) whatever its width.
 //
-// The order of memory accesses is what costs on lavapipe, not the selects. A SIMD
-// group walking its 64 rows alone took 4.5-5× a copy kernel's time with no network
-// at all: 128 bytes of each of 64 rows in flight, then the next group's 128 bytes
-// of the same rows. A workgroup barrier after every block of 8 rows keeps the
-// workgroup's 256 invocations in step instead (lavapipe runs its SIMD groups one
-// after another, up to each barrier), so that they load and store 4 KiB of a row
-// together, as `Gather`'s blocks do: the whole kernel then took 1.5-2.2× the copy
-// kernel (a probe, 1-byte `[64, 262144]` axis 0), against 7× for `Gather`. Blocks
-// of 4 rows measured 1.03× the time of blocks of 8, and blocks of 16 1.2× (1-, 4-
-// and 8-byte `middle` and `outermost`, three alternating rounds). Four
-// vectors an invocation without barriers reached 2.7-2.9×, but held four columns
-// live: lavapipe took 18 s to build that pipeline (the barrier version: 2 s), past
-// the 6 s for which wgpu's GL backend waits on its context lock.
+// The workgroup's 256 invocations go from one block of 8 rows to the next together
+// (a workgroup barrier after each), so that they load and store 4 KiB of a row at
+// a time: lavapipe runs its SIMD groups one after another up to each barrier, and
+// a SIMD group walking its 64 rows alone costs several times more (docs/gather.md).
 //
 // Every row is written out: structs of named vectors, functions of constant shape,
-// no arrays. A private array that a loop indexes, even a loop the compiler unrolls,
-// lives in scratch memory on lavapipe, each access a loop over the lanes: the same
-// network written with arrays and loops took 6-10× a copy kernel.
+// no arrays. A private array that a loop indexes, even a loop the compiler
+// unrolls, lives in scratch memory on lavapipe, each access a loop over the group.
+#import shared/element_lengths
 
-// Bits per lane of the masks: one lane per element of 1 or 2 bytes, one per word
+// Bits per field of the masks: one field per element of 1 or 2 bytes, one per word
 // for wider elements (whose words share their element's length).
-override LANE_BITS: u32 = min(ELEM_BYTES, 4u) * 8u;
-override LANE_MAX: u32 = 0xFFFFFFFFu >> (32u - LANE_BITS);
-// 1 in the lowest bit of every lane, and in the highest.
-override LANE_ONE: u32 = 0xFFFFFFFFu / LANE_MAX;
-override LANE_HIGH: u32 = LANE_ONE << (LANE_BITS - 1u);
+override FIELD_BITS: u32 = min(ELEM_BYTES, 4u) * 8u;
+override FIELD_MAX: u32 = 0xFFFFFFFFu >> (32u - FIELD_BITS);
+// 1 in the lowest bit of every field, and in the highest.
+override FIELD_ONE: u32 = 0xFFFFFFFFu / FIELD_MAX;
+override FIELD_HIGH: u32 = FIELD_ONE << (FIELD_BITS - 1u);
 
 // Eight consecutive rows of one column.
 struct Rows8 {
@@ -75,27 +61,26 @@ struct Rows64 {
     o7: Rows8,
 }
 
-// Every bit of each lane of `bits` whose lowest bit is set.
-fn lanes_of(bits: Vector) -> Vector {
-    return fill_lanes(bits & splat_word(LANE_ONE), LANE_BITS);
+// Every bit of each field of `bits` whose lowest bit is set.
+fn fields_of(bits: Vector) -> Vector {
+    return fill_fields(bits & splat_word(FIELD_ONE), FIELD_BITS);
 }
 
-// `b` in the bits `m` sets, else `a`. Masks, not `select`, even where a lane is a
-// whole word: `select` on `m != 0` took 1.07-1.09× the time on lavapipe (4- and
-// 8-byte `middle` and `outermost`, three alternating rounds).
+// `b` in the bits `m` sets, else `a`. Masks, not `select`, even where a field is a
+// whole word: on lavapipe `select` on `m != 0` was slower (docs/gather.md).
 fn sel(a: Vector, b: Vector, m: Vector) -> Vector {
     return (a & ~m) | (b & m);
 }
 
-// Lanes whose length is at least `count`, from lengths `high` with their lanes'
-// highest bits set (no borrow then crosses a lane: lengths and counts are at most
+// Fields whose length is at least `count`, from lengths `high` with their fields'
+// highest bits set (no borrow then crosses a field: lengths and counts are at most
 // 64).
 fn at_least(high: Vector, count: u32) -> Vector {
-    return lanes_of(shift_right(high - splat_word(LANE_ONE * count), LANE_BITS - 1u));
+    return fields_of(shift_right(high - splat_word(FIELD_ONE * count), FIELD_BITS - 1u));
 }
 
-// The lengths of a vector's elements, one per lane.
-fn lane_lengths(l: Lengths) -> vec4<u32> {
+// The lengths of a vector's elements, one per field.
+fn field_lengths(l: Lengths) -> vec4<u32> {
     switch ELEM_BYTES {
         case 1u: {
             // Lengths are at most 64: the products do not overlap.
@@ -238,7 +223,7 @@ fn pick_blocks(y: Rows64, m: Vector, d: u32) -> Rows64 {
 }
 
 // Rows `first`..`first + 7` of the output: those of `y` where the row is below the
-// lane's length, of `a` (the input) elsewhere.
+// field's length, of `a` (the input) elsewhere.
 fn keep_tail(a: Rows8, y: Rows8, first: u32, high: Vector) -> Rows8 {
     return Rows8(sel(a.r0, y.r0, at_least(high, first + 1u)), sel(a.r1, y.r1, at_least(high, first + 2u)),
         sel(a.r2, y.r2, at_least(high, first + 3u)), sel(a.r3, y.r3, at_least(high, first + 4u)),
@@ -246,7 +231,7 @@ fn keep_tail(a: Rows8, y: Rows8, first: u32, high: Vector) -> Rows8 {
         sel(a.r6, y.r6, at_least(high, first + 7u)), sel(a.r7, y.r7, at_least(high, first + 8u)));
 }
 
-// Column `a` with the first `lens` rows of each lane reversed (lengths at most
+// Column `a` with the first `lens` rows of each field reversed (lengths at most
 // STEPS). Rows from STEPS on are neither read nor written.
 fn reverse_prefixes(a: Rows64, lens: Vector) -> Rows64 {
     // The column upside down: row u of `y` is row STEPS - 1 - u of `a`.
@@ -265,16 +250,16 @@ fn reverse_prefixes(a: Rows64, lens: Vector) -> Rows64 {
             y = Rows64(flip(a.o7), flip(a.o6), flip(a.o5), flip(a.o4), flip(a.o3), flip(a.o2), flip(a.o1), flip(a.o0));
         }
     }
-    let shift = splat_word(LANE_ONE * STEPS) - lens;
+    let shift = splat_word(FIELD_ONE * STEPS) - lens;
     // Shifts by 1, 2 and 4 rows: within each block of 8, the last rows from the next.
-    y = up_blocks(y, lanes_of(shift), 1u);
-    y = up_blocks(y, lanes_of(shift_right(shift, 1u)), 2u);
-    y = up_blocks(y, lanes_of(shift_right(shift, 2u)), 4u);
+    y = up_blocks(y, fields_of(shift), 1u);
+    y = up_blocks(y, fields_of(shift_right(shift, 1u)), 2u);
+    y = up_blocks(y, fields_of(shift_right(shift, 2u)), 4u);
     // Shifts by 8, 16 and 32 rows: whole blocks.
-    y = pick_blocks(y, lanes_of(shift_right(shift, 3u)), 1u);
-    y = pick_blocks(y, lanes_of(shift_right(shift, 4u)), 2u);
-    y = pick_blocks(y, lanes_of(shift_right(shift, 5u)), 4u);
-    let high = lens | splat_word(LANE_HIGH);
+    y = pick_blocks(y, fields_of(shift_right(shift, 3u)), 1u);
+    y = pick_blocks(y, fields_of(shift_right(shift, 4u)), 2u);
+    y = pick_blocks(y, fields_of(shift_right(shift, 5u)), 4u);
+    let high = lens | splat_word(FIELD_HIGH);
     return Rows64(keep_tail(a.o0, y.o0, 0u, high), keep_tail(a.o1, y.o1, 8u, high),
         keep_tail(a.o2, y.o2, 16u, high), keep_tail(a.o3, y.o3, 24u, high),
         keep_tail(a.o4, y.o4, 32u, high), keep_tail(a.o5, y.o5, 40u, high),
@@ -284,12 +269,12 @@ fn reverse_prefixes(a: Rows64, lens: Vector) -> Rows64 {
 // The input vector at row `t` of the column whose row 0 is input element `base`,
 // for rows of the axis (below `n`). Rows past it up to STEPS load nothing: the
 // network never moves what they hold into a row it keeps, and `n` is uniform, so
-// the test costs no lane a load.
+// the test costs no invocation a load.
 fn row(base: u32, t: u32, n: u32, in_axis: u32) -> Vector {
     if (t >= n) {
         return splat_word(0u);
     }
-    return src[vec_index(base + t * in_axis)];
+    return load_vector(vec_index(base + t * in_axis));
 }
 
 fn load8(base: u32, first: u32, n: u32, in_axis: u32) -> Rows8 {
@@ -303,7 +288,7 @@ fn load8(base: u32, first: u32, n: u32, in_axis: u32) -> Rows8 {
 // invocation has a column (`valid`) and the row is one of the axis' (below `n`).
 fn put(base: u32, t: u32, n: u32, valid: bool, out_axis: u32, v: Vector) {
     if (valid && t < n) {
-        dst[vec_index(base + t * out_axis)] = v;
+        store_vector(vec_index(base + t * out_axis), v);
     }
 }
 
@@ -329,9 +314,9 @@ fn main(
     let id = invocation_index(group, groups, local);
     let has_column = id < params.count;
     let work = select(0u, id, has_column);
-    // `params.segments` columns a run, one an invocation.
-    let run = divide(work, params.segments);
-    let column = (work - run * params.segments.value) * ELEMS_PER_VEC;
+    // `params.vecs` columns a run, one an invocation.
+    let run = divide(work, params.vecs);
+    let column = (work - run * params.vecs.value) * ELEMS_PER_VEC;
     let o = outer(run, false);
     let n = size_at(AXIS);
     let in_axis = in_stride_at(AXIS);
@@ -362,7 +347,7 @@ fn main(
         c.o7 = load8(input, 56u, n, in_axis);
     }
     let element_lengths = vector_lengths(o.len_offset, column, len_stride_at(RANK - 1u), n);
-    c = reverse_prefixes(c, join_words(lane_lengths(element_lengths)));
+    c = reverse_prefixes(c, join_words(field_lengths(element_lengths)));
     let output = o.out_offset + column;
     workgroupBarrier();
     store8(output, 0u, n, has_column, out_axis, c.o0);

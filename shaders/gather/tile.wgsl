@@ -1,0 +1,90 @@
+// `tile`, on a GPU: per-element lengths, as `gather`, along an axis that one
+// workgroup's tile holds. A workgroup owns a band of `params.band` vectors of one
+// run over every position of the axis. It loads the band into workgroup memory
+// position by position, neighbouring invocations on neighbouring vectors, and the
+// band's element lengths beside it; after a barrier each invocation builds output
+// vectors from the tile, element by element, and stores them in the order it
+// loaded them. Every access to the tensors is then a whole 16-byte vector beside
+// its neighbours' (docs/gpu-model.md), where `gather` loads each element from
+// its own mirrored row.
+#import shared/element_lengths
+
+// Words of the tile, and elements whose lengths it keeps (`kernels/tile.rs`).
+override TILE_WORDS: u32;
+override TILE_ELEMENTS: u32;
+
+// Elements per 32-bit word (at least 1), and bits of a word one element fills.
+override PER_WORD: u32 = max(4u / ELEM_BYTES, 1u);
+override FIELD_BITS: u32 = min(ELEM_BYTES, 4u) * 8u;
+
+var<workgroup> tile: array<u32, TILE_WORDS>;
+var<workgroup> tile_lengths: array<u32, TILE_ELEMENTS>;
+
+// The output vector at position `p` of the band's vector column `v` (`shift`:
+// log2 of the band's vectors): each element from the tile's row that its length
+// mirrors `p` to.
+fn tile_vector(p: u32, v: u32, shift: u32) -> vec4<u32> {
+    var out = vec4(0u);
+    for (var w = 0u; w < 4u; w++) {
+        var word = 0u;
+        for (var f = 0u; f < PER_WORD; f++) {
+            let e = v * ELEMS_PER_VEC + (w * 4u + f * FIELD_BITS / 8u) / ELEM_BYTES;
+            let s = mirrored(p, tile_lengths[e]);
+            let mask = (0xFFFFFFFFu >> (32u - FIELD_BITS)) << (f * FIELD_BITS);
+            word |= tile[(((s << shift) + v) << 2u) + w] & mask;
+        }
+        out[w] = word;
+    }
+    return out;
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn main(
+    @builtin(workgroup_id) group: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+    @builtin(local_invocation_index) local: u32,
+) {
+    _ = invocation_index(group, groups, local);
+    // The workgroup's index, uniform across it: the barrier below needs every
+    // invocation of a workgroup to take the same path.
+    let index = group.y * groups.x + group.x;
+    if (index >= params.count) {
+        return;
+    }
+    let run = divide(index, params.bands);
+    let band = index - run * params.bands.value;
+    let o = outer(run, false);
+    let n = size_at(AXIS);
+    let in_axis = in_stride_at(AXIS);
+    let out_axis = out_stride_at(AXIS);
+    // The band's vectors: a power of two, the last band of a run maybe fewer.
+    let per_band = params.band.value;
+    let shift = countTrailingZeros(per_band);
+    let first = band * per_band;
+    let vecs = min(per_band, params.vecs.value - first);
+    let first_element = first * ELEMS_PER_VEC;
+
+    let stride = len_stride_at(RANK - 1u);
+    for (var e = local; e < vecs * ELEMS_PER_VEC; e += WORKGROUP_SIZE) {
+        tile_lengths[e] = lane_length(o.len_offset + (first_element + e) * stride, n);
+    }
+    let cells = n << shift;
+    for (var c = local; c < cells; c += WORKGROUP_SIZE) {
+        let v = c & (per_band - 1u);
+        if (v < vecs) {
+            let x = load_vec(vec_index(o.in_offset + (c >> shift) * in_axis + first_element + v * ELEMS_PER_VEC));
+            tile[4u * c] = x.x;
+            tile[4u * c + 1u] = x.y;
+            tile[4u * c + 2u] = x.z;
+            tile[4u * c + 3u] = x.w;
+        }
+    }
+    workgroupBarrier();
+    for (var c = local; c < cells; c += WORKGROUP_SIZE) {
+        let v = c & (per_band - 1u);
+        if (v < vecs) {
+            let p = c >> shift;
+            store_vec(vec_index(o.out_offset + p * out_axis + first_element + v * ELEMS_PER_VEC), tile_vector(p, v, shift));
+        }
+    }
+}

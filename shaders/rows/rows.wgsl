@@ -1,0 +1,147 @@
+// `rows`: the reversed axis innermost and contiguous in input and output. Each
+// invocation writes STEPS consecutive 16-byte vectors of one row
+// (`rows/segments.wgsl`), computing on 32-bit words whatever the storage holds:
+// four-word vectors (`shared/storage_vec4.wgsl`), or two 64-bit words split in
+// registers on a CPU adapter that has them (`cpu/storage_u64.wgsl`; 8- and
+// 16-byte elements take `cpu/rows_64.wgsl` there).
+//
+// Each step loads one new source vector and reuses the previous step's as the
+// upper vector of its span. The invocation's first output vector needs one more,
+// its span's top, which another invocation of the row loads as a source anyway;
+// `row_length` (`rows/own_length.wgsl`, or `cpu/shared_length.wgsl` on a CPU
+// adapter with 8-invocation subgroups) says whether it can be passed on.
+#import rows/segments
+#import row_length
+
+// The 16 bytes that start `shift` bytes into `lo`, continuing into `hi`.
+fn funnel(lo: vec4<u32>, hi: vec4<u32>, shift: u32) -> vec4<u32> {
+    let by2 = (shift & 8u) != 0u;
+    let by1 = (shift & 4u) != 0u;
+    // Whole words first: two, then one.
+    let u = select(lo, vec4(lo.zw, hi.xy), by2);
+    let u4 = select(hi.x, hi.z, by2);
+    let u5 = select(hi.y, hi.w, by2);
+    let v = select(u, vec4(u.yzw, u4), by1);
+    if (ELEM_BYTES >= 4u) {
+        return v; // element-aligned spans never split a word
+    }
+    let v4 = select(u4, u5, by1);
+    let bits = (shift & 3u) * 8u;
+    let joined = (v >> vec4(bits)) | (vec4(v.yzw, v4) << vec4((32u - bits) & 31u));
+    return select(v, joined, bits != 0u);
+}
+
+// The elements of a vector in reverse order; bytes within an element keep theirs.
+fn reverse_elements(v: vec4<u32>) -> vec4<u32> {
+    switch ELEM_BYTES {
+        case 1u: {
+            let halves = (v >> vec4(16u)) | (v << vec4(16u));
+            let bytes = ((halves >> vec4(8u)) & vec4(0x00FF00FFu)) | ((halves << vec4(8u)) & vec4(0xFF00FF00u));
+            return bytes.wzyx;
+        }
+        case 2u: {
+            return ((v >> vec4(16u)) | (v << vec4(16u))).wzyx;
+        }
+        case 4u: {
+            return v.wzyx;
+        }
+        case 8u: {
+            return v.zwxy;
+        }
+        default: {
+            return v;
+        }
+    }
+}
+
+// What a row's length makes of its output vectors: the span's shift, the words of
+// the row below LB / 4 (wholly reversed), and the mask of word LB / 4's first
+// LB mod 4 bytes (reversed; 1- and 2-byte elements). Comparing word indices keeps
+// the per-vector work to a compare and a select.
+struct Span {
+    shift: u32,
+    reversed_words: vec4<u32>,
+    straddling: vec4<u32>,
+}
+
+fn span_of(lb: u32) -> Span {
+    return Span(lb & 15u, vec4(lb >> 2u), vec4((1u << ((lb & 3u) * 8u)) - 1u));
+}
+
+// Output vector `j` from `x`, the vector its step loads (`span_source`), and
+// `hi`, the one above it in the span: reversed elements below LB, copied ones at
+// and past it.
+fn output_vector(s: Span, j: u32, x: vec4<u32>, hi: vec4<u32>) -> vec4<u32> {
+    let reversed = reverse_elements(funnel(x, hi, s.shift));
+    let words = vec4(4u * j) + vec4(0u, 1u, 2u, 3u);
+    var copied = x;
+    if (ELEM_BYTES < 4u) {
+        let mask = select(vec4(0u), s.straddling, words == s.reversed_words);
+        copied = (reversed & mask) | (x & ~mask);
+    }
+    return select(copied, reversed, words < s.reversed_words);
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn main(
+    @builtin(workgroup_id) group: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+    place: Place,
+) {
+    let id = invocation_index(group, groups, place.local);
+    // Before any branch: on lavapipe a load of `params` after a divergent branch is
+    // a gather, one invocation at a time, where before it the load is one scalar.
+    let work = segment(id);
+    let first = work.first;
+    let last = work.last;
+    let o = outer(work.row, false);
+    let n = size_at(AXIS);
+    // No return for the idle invocations past `params.count`: `pass_along` may
+    // need every invocation of a subgroup. They load and store nothing.
+    let working = id < params.count;
+    let len = row_length(o.len_offset, n, place, working);
+    let in_row = vec_index(o.in_offset);
+    let out_row = vec_index(o.out_offset);
+
+    // Row bytes are below 2^32, so none of this overflows.
+    let lb = len * ELEM_BYTES;
+    let span = span_of(lb);
+    // Output vector `first` comes last. The top of its span (`span_top`) is a
+    // vector that another invocation of the row loads as a source: the last
+    // source of the invocation before, or, for the row's first invocation, the
+    // vector where LB falls (`at`), which the invocation whose vectors hold it
+    // loads at that step. Each invocation offers the one vector another may need
+    // (`pass_along`); one that gets nothing loads its top itself, after its steps.
+    let at = lb / VEC_BYTES;
+    var x0 = vec4(0u);
+    if (working) {
+        x0 = load_vec(in_row + span_source(first, lb));
+    }
+    var hi = x0;
+    var at_vector = x0;
+    // A constant trip count, so that the loop unrolls; the bound is a mask.
+    for (var k = 1u; k < STEPS; k++) {
+        let j = first + k;
+        if (working && j < last) {
+            let x = load_vec(in_row + span_source(j, lb));
+            store_vec(out_row + j, output_vector(span, j, x, hi));
+            at_vector = select(at_vector, x, j == at);
+            hi = x;
+        }
+    }
+    // The invocation that holds this one's top: for the row's first, the one
+    // whose vectors hold `at` (0xffffffff where the shift is 0 and `at` is past
+    // the row: then nothing is needed), else the one before. A segment passes
+    // `at`'s vector where it holds it, its last source where not: the one after
+    // needs that only where its `first` is not wholly copied, so `at` lies past it.
+    let offset = select(0xffffffffu, at / STEPS, first == 0u);
+    let holds_at = at >= first && at - first < STEPS;
+    let passed = pass_along(select(hi, at_vector, holds_at), id, offset, place);
+    var top = passed.value;
+    if (working && VEC_BYTES * first < lb && span.shift != 0u && !passed.valid) {
+        top = load_vec(in_row + span_top(work, lb));
+    }
+    if (working) {
+        store_vec(out_row + first, output_vector(span, first, x0, top));
+    }
+}

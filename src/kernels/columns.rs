@@ -1,0 +1,74 @@
+//! `columns`, on a CPU adapter: per-element lengths (as `gather`) along at most
+//! [`COLUMN_ROWS`](crate::tuning::COLUMN_ROWS) positions, on 16-byte vectors of
+//! elements narrower than one. Each invocation holds a whole column of the axis in
+//! registers (`steps` rows: the axis rounded up to 8, 16, 32 or 64), loads and
+//! stores each vector once, and reverses every element's prefix there with a
+//! network of selects (`shaders/cpu/columns.wgsl`).
+
+use super::{family_keys, Fields, VectorLayout, WIDTHS};
+use crate::divisor::Divisor;
+use crate::layout::Layout;
+use crate::params::Params;
+use crate::shaders::{Kernel, PipelineKey, Storage};
+use crate::tuning::{self, Device, COLUMN_ROWS};
+use crate::Variant;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Plan {
+    pub(super) vector: VectorLayout,
+    /// Rows a column holds.
+    pub(super) rows: u32,
+    pub(super) access_bits: u32,
+    pub(super) invocations: u32,
+}
+
+/// `columns` where the tuning and the axis allow it (`tuning::columns`).
+pub(super) fn plan(layout: &Layout, element_bytes: u32, device: &Device) -> Option<Plan> {
+    let n = layout.dims[layout.axis].size;
+    if !tuning::columns(device.tuning, n, element_bytes, 16) {
+        return None;
+    }
+    let vector = VectorLayout::of(layout, element_bytes, 16)?;
+    Some(Plan {
+        vector,
+        rows: n.next_power_of_two().max(8),
+        access_bits: tuning::access_bits(device, Variant::Columns, element_bytes, 16),
+        // One invocation per column: a vector of a run and the whole axis.
+        invocations: (vector.rows / u64::from(n) * u64::from(vector.vecs)) as u32,
+    })
+}
+
+impl Plan {
+    pub(super) fn fields(&self) -> Fields {
+        Fields {
+            steps: self.rows,
+            vector_bytes: 16,
+            access_bits: self.access_bits,
+            share_lengths: 1,
+        }
+    }
+
+    pub(super) fn write(&self, params: &mut Params) {
+        params.count = self.invocations;
+        params.vecs = Divisor::new(self.vector.vecs);
+    }
+}
+
+pub(super) fn kernel(key: &PipelineKey) -> (Kernel, Storage) {
+    let storage = if key.access_bits == 64 {
+        Storage::U64
+    } else {
+        Storage::Vec4
+    };
+    (Kernel::Columns, storage)
+}
+
+pub(super) fn keys() -> impl Iterator<Item = PipelineKey> {
+    // Elements narrower than a vector, on 16-byte vectors, in 8 to 64 rows.
+    family_keys(
+        Variant::Columns,
+        &WIDTHS[..4],
+        |_| &[16],
+        |_, _| (8, COLUMN_ROWS),
+    )
+}

@@ -1,0 +1,97 @@
+//! `gather`: the reversed axis is outside a contiguous innermost dimension along
+//! which the length changes from element to element, and neither `columns` (a CPU
+//! adapter's short axes) nor `tile` (a GPU's axes that fit a tile) runs it. Each
+//! invocation owns one vector column of a run and a block of `steps` positions
+//! along the axis, and gathers each output vector element by element
+//! (`shaders/gather/gather.wgsl`, or `gather_narrow.wgsl` on 32-bit words).
+//! Neighbouring invocations take neighbouring columns; a band of columns walks the
+//! whole axis before the next band.
+
+use super::{family_keys, vector_sizes, Fields, VectorLayout, WIDTHS};
+use crate::divisor::Divisor;
+use crate::layout::Layout;
+use crate::params::Params;
+use crate::shaders::{Kernel, PipelineKey, Storage};
+use crate::tuning::{self, Device, Tuning, GATHER_BAND_VECS};
+use crate::Variant;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Plan {
+    pub(super) vector: VectorLayout,
+    /// Positions along the axis an invocation walks.
+    pub(super) steps: u32,
+    /// Blocks of `steps` positions along the axis.
+    pub(super) blocks: u32,
+    /// Columns (vectors) per band, and bands per run.
+    pub(super) band: u32,
+    pub(super) bands: u32,
+    /// Whether each invocation loads a word of the next band ahead of its
+    /// gathers (`tuning::touch_ahead`).
+    pub(super) touch_ahead: bool,
+    pub(super) access_bits: u32,
+    pub(super) invocations: u32,
+}
+
+/// `gather` where the layout's runs are whole vectors or words.
+pub(super) fn plan(layout: &Layout, element_bytes: u32, device: &Device) -> Option<Plan> {
+    let vector = VectorLayout::find(layout, element_bytes, vector_sizes(element_bytes))?;
+    let n = layout.dims[layout.axis].size;
+    let steps = tuning::gather_steps(device.tuning, element_bytes).min(n.next_power_of_two());
+    let blocks = n.div_ceil(steps);
+    // Equal bands of at most GATHER_BAND_VECS columns, so that a run just past a
+    // multiple of it leaves no band mostly idle.
+    let bands = vector.vecs.div_ceil(GATHER_BAND_VECS);
+    let band = vector.vecs.div_ceil(bands);
+    // The axis is one of the dimensions `rows` counts: a column per run and band.
+    let columns = vector.rows / u64::from(n) * u64::from(bands * band);
+    Some(Plan {
+        vector,
+        steps,
+        blocks,
+        band,
+        bands,
+        touch_ahead: tuning::touch_ahead(device.tuning, element_bytes, vector.bytes),
+        access_bits: tuning::access_bits(device, Variant::Gather, element_bytes, vector.bytes),
+        invocations: (columns * u64::from(blocks)) as u32,
+    })
+}
+
+impl Plan {
+    pub(super) fn fields(&self) -> Fields {
+        Fields {
+            steps: self.steps,
+            vector_bytes: self.vector.bytes,
+            access_bits: self.access_bits,
+            share_lengths: 1,
+        }
+    }
+
+    pub(super) fn write(&self, params: &mut Params) {
+        params.count = self.invocations;
+        params.vecs = Divisor::new(self.vector.vecs);
+        params.blocks = Divisor::new(self.blocks);
+        params.band = Divisor::new(self.band);
+        params.bands = Divisor::new(self.bands);
+        params.touch = if self.touch_ahead { u32::MAX } else { 0 };
+    }
+}
+
+pub(super) fn kernel(key: &PipelineKey) -> (Kernel, Storage) {
+    match (key.vector_bytes, key.access_bits) {
+        (4, _) => (Kernel::GatherNarrow, Storage::Words),
+        (_, 64) => (Kernel::Gather, Storage::U64),
+        _ => (Kernel::Gather, Storage::Vec4),
+    }
+}
+
+pub(super) fn keys() -> impl Iterator<Item = PipelineKey> {
+    family_keys(
+        Variant::Gather,
+        &WIDTHS,
+        vector_sizes,
+        |element_bytes, _| {
+            let steps = |tuning| tuning::gather_steps(tuning, element_bytes);
+            (1, steps(Tuning::Cpu).max(steps(Tuning::Gpu)))
+        },
+    )
+}

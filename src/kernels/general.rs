@@ -1,0 +1,65 @@
+//! `general`: every layout, the fallback of the vector families. One invocation per
+//! output element for 4-, 8- and 16-byte elements (`shaders/general/elements.wgsl`),
+//! one per 32-bit word of the output span for 1- and 2-byte ones
+//! (`general/subwords.wgsl`), which merges its elements into the word so that no
+//! two invocations ever write one word.
+
+use super::{family_keys, Fields, WIDTHS};
+use crate::layout::Layout;
+use crate::params::Params;
+use crate::shaders::{Kernel, PipelineKey, Storage};
+use crate::Variant;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Plan {
+    pub(super) invocations: u32,
+}
+
+impl Plan {
+    /// One invocation per output element (4 bytes and wider) or per 32-bit word of
+    /// the `output_bytes` the output binding spans.
+    pub(super) fn new(layout: &Layout, element_bytes: u32, output_bytes: u64) -> Plan {
+        let invocations = if element_bytes < 4 {
+            output_bytes.div_ceil(4)
+        } else {
+            layout.element_count()
+        };
+        Plan {
+            invocations: invocations as u32,
+        }
+    }
+
+    pub(super) fn fields(&self) -> Fields {
+        Fields {
+            steps: 1,
+            vector_bytes: 0,
+            access_bits: 32,
+            share_lengths: 1,
+        }
+    }
+
+    pub(super) fn write(&self, params: &mut Params) {
+        params.count = self.invocations;
+    }
+}
+
+pub(super) fn kernel(key: &PipelineKey) -> (Kernel, Storage) {
+    let kernel = if key.element_bytes < 4 {
+        Kernel::Subwords
+    } else {
+        Kernel::Elements
+    };
+    (kernel, Storage::Words)
+}
+
+pub(super) fn constants(key: &PipelineKey, constants: &mut Vec<(&'static str, f64)>) {
+    constants.push(if key.element_bytes < 4 {
+        ("ELEM_BYTES", f64::from(key.element_bytes))
+    } else {
+        ("ELEM_WORDS", f64::from(key.element_bytes / 4))
+    });
+}
+
+pub(super) fn keys() -> impl Iterator<Item = PipelineKey> {
+    family_keys(Variant::General, &WIDTHS, |_| &[0], |_, _| (1, 1))
+}

@@ -1,0 +1,88 @@
+//! `runs`: the reversed axis is outside a contiguous innermost dimension along
+//! which the length does not change (ONNX's `[batch, time, ...]` and
+//! `[time, batch, ...]`): a whole run of the innermost dimension moves as one from
+//! its mirrored position (`shaders/runs/runs.wgsl`), on whichever storage the
+//! layout and device allow.
+
+use super::{family_keys, vector_sizes, Fields, VectorLayout, WIDTHS};
+use crate::divisor::Divisor;
+use crate::layout::Layout;
+use crate::params::Params;
+use crate::shaders::{Kernel, PipelineKey, Storage};
+use crate::tuning::{self, Device, Tuning, RUN_INTERLEAVE};
+use crate::Variant;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Plan {
+    pub(super) vector: VectorLayout,
+    pub(super) steps: u32,
+    /// Invocations that interleave their vectors: invocation i of a group takes
+    /// every `interleave`-th vector from the group's i-th.
+    pub(super) interleave: u32,
+    /// Invocations per run.
+    pub(super) per_run: u32,
+    pub(super) access_bits: u32,
+    pub(super) invocations: u32,
+}
+
+/// `runs` where the layout's runs are whole vectors or words.
+pub(super) fn plan(layout: &Layout, element_bytes: u32, device: &Device) -> Option<Plan> {
+    let vector = VectorLayout::find(layout, element_bytes, vector_sizes(element_bytes))?;
+    let most = tuning::runs_steps(device.tuning, vector.bytes);
+    let vecs = vector.vecs;
+    let (steps, interleave) = if device.tuning == Tuning::Cpu {
+        // RUN_INTERLEAVE invocations interleave the most steps where a run fills
+        // them, else half as many; a run too short for that takes consecutive
+        // vectors.
+        [most, most / 2]
+            .into_iter()
+            .find(|&steps| vecs >= RUN_INTERLEAVE * steps)
+            .map_or(((most / 2).min(vecs.next_power_of_two()), 1), |steps| {
+                (steps, RUN_INTERLEAVE)
+            })
+    } else {
+        (most.min(vecs.next_power_of_two()), 1)
+    };
+    let per_run = vecs.div_ceil(steps * interleave) * interleave;
+    Some(Plan {
+        vector,
+        steps,
+        interleave,
+        per_run,
+        access_bits: tuning::access_bits(device, Variant::Runs, element_bytes, vector.bytes),
+        invocations: (vector.rows * u64::from(per_run)) as u32,
+    })
+}
+
+impl Plan {
+    pub(super) fn fields(&self) -> Fields {
+        Fields {
+            steps: self.steps,
+            vector_bytes: self.vector.bytes,
+            access_bits: self.access_bits,
+            share_lengths: 1,
+        }
+    }
+
+    pub(super) fn write(&self, params: &mut Params) {
+        params.count = self.invocations;
+        params.vecs = Divisor::new(self.vector.vecs);
+        params.per_row = Divisor::new(self.per_run);
+        params.interleave = self.interleave;
+    }
+}
+
+pub(super) fn kernel(key: &PipelineKey) -> (Kernel, Storage) {
+    let storage = match (key.vector_bytes, key.access_bits) {
+        (4, _) => Storage::Words,
+        (_, 64) => Storage::U64,
+        _ => Storage::Vec4,
+    };
+    (Kernel::Runs, storage)
+}
+
+pub(super) fn keys() -> impl Iterator<Item = PipelineKey> {
+    family_keys(Variant::Runs, &WIDTHS, vector_sizes, |_, vector_bytes| {
+        (1, tuning::runs_steps(Tuning::Cpu, vector_bytes))
+    })
+}

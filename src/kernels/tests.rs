@@ -1,0 +1,306 @@
+//! The plan's choices, on the host: which family runs a layout under each tuning,
+//! and the counts it cuts the work into.
+
+use super::*;
+use crate::tuning::{Device, Tuning};
+use crate::{DataType, ReverseSubsequences, TensorDesc};
+
+const CPU: Device = Device {
+    tuning: Tuning::Cpu,
+    int64: true,
+    subgroup_size: 8,
+};
+const GPU: Device = Device {
+    tuning: Tuning::Gpu,
+    int64: true,
+    subgroup_size: 32,
+};
+
+fn device(cpu: bool) -> &'static Device {
+    if cpu {
+        &CPU
+    } else {
+        &GPU
+    }
+}
+
+fn plan(data_type: DataType, sizes: &[u32], axis: u32, cpu: bool) -> Plan {
+    let tensor = TensorDesc::new(data_type, sizes);
+    plan_of(tensor.clone(), tensor, axis, cpu)
+}
+
+fn plan_of(input: TensorDesc, output: TensorDesc, axis: u32, cpu: bool) -> Plan {
+    let data_type = input.data_type();
+    let mut length_sizes = input.sizes().to_vec();
+    length_sizes[axis as usize] = 1;
+    let desc = ReverseSubsequences::new(
+        input,
+        TensorDesc::new(DataType::Uint32, &length_sizes),
+        output,
+        axis,
+    );
+    desc.validate().unwrap();
+    Plan::new(
+        &Layout::canonical(&desc),
+        data_type.size_in_bytes(),
+        desc.output.min_size_in_bytes(),
+        device(cpu),
+    )
+}
+
+fn rows(plan: Plan) -> rows::Plan {
+    match plan {
+        Plan::Rows(p) => p,
+        other => panic!("{other:?}"),
+    }
+}
+
+fn gather(plan: Plan) -> gather::Plan {
+    match plan {
+        Plan::Gather(p) => p,
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn the_variant_depends_on_the_layout_and_the_steps_on_the_adapter() {
+    for (sizes, axis, cpu_variant, gpu_variant) in [
+        (&[100, 64][..], 1, Variant::Rows, Variant::Rows),
+        (&[80, 100], 0, Variant::Gather, Variant::Tile),
+        (&[100, 63], 1, Variant::Rows, Variant::Rows),
+        (&[100, 3], 0, Variant::Gather, Variant::Gather),
+        (&[100, 1], 1, Variant::General, Variant::General),
+    ] {
+        let cpu = plan(DataType::Float32, sizes, axis, true);
+        let gpu = plan(DataType::Float32, sizes, axis, false);
+        assert_eq!((cpu.variant(), gpu.variant()), (cpu_variant, gpu_variant));
+    }
+    // 64 four-byte elements are 16 vectors a row: 8 per invocation on a CPU,
+    // one per invocation, neighbours on neighbours, on a GPU.
+    let cpu = rows(plan(DataType::Float32, &[100, 64], 1, true));
+    let gpu = rows(plan(DataType::Float32, &[100, 64], 1, false));
+    assert_eq!((cpu.steps, cpu.per_row, cpu.invocations), (8, 2, 200));
+    assert_eq!((gpu.steps, gpu.per_row, gpu.invocations), (1, 16, 1600));
+    // Packed rows of 8- and 16-byte elements take 16 vectors an invocation on
+    // a CPU; rows with gaps between them, and narrower elements, 8.
+    for (data_type, packed_steps) in [(DataType::Float64, 16), (DataType::Uint8, 8)] {
+        let steps = |input: u32, output: u32, cpu| {
+            let rows_of =
+                |stride| TensorDesc::new(data_type, &[100, 256]).with_strides(&[stride, 1]);
+            rows(plan_of(rows_of(input), rows_of(output), 1, cpu)).steps
+        };
+        assert_eq!(steps(256, 256, true), packed_steps);
+        assert_eq!(steps(256, 256, false), 1);
+        assert_eq!(steps(256 + 16, 256 + 32, true), 8);
+        assert_eq!(steps(256, 256 + 16, true), 8);
+    }
+    // A row of 3 vectors gets 4 steps, not 8 that would idle.
+    let short = rows(plan(DataType::Uint8, &[10, 48], 1, true));
+    assert_eq!((short.steps, short.invocations), (4, 10));
+    // Gather walks blocks of positions of each column: 25 vectors a run, one
+    // band of them, 80 positions in 20 blocks of 4.
+    let g = gather(plan(DataType::Float32, &[80, 100], 0, true));
+    assert_eq!((g.steps, g.vector.vecs, g.band), (4, 25, 25));
+    assert_eq!((g.blocks, g.invocations), (20, 20 * 25));
+    // 1-byte elements walk blocks of 8 on a CPU (along more positions than
+    // `columns` holds).
+    let g = gather(plan(DataType::Uint8, &[80, 160], 0, true));
+    assert_eq!((g.steps, g.blocks, g.vector.vecs), (8, 10, 10));
+    assert_eq!(g.invocations, 10 * 10);
+    // Only a CPU's gathers of 4-byte and wider elements on 16-byte vectors load
+    // ahead.
+    assert!(gather(plan(DataType::Float32, &[80, 100], 0, true)).touch_ahead);
+    assert!(gather(plan(DataType::Float64, &[80, 100], 0, true)).touch_ahead);
+    assert!(!gather(plan(DataType::Uint8, &[80, 160], 0, true)).touch_ahead);
+    assert!(!gather(plan(DataType::Float32, &[80, 101], 0, true)).touch_ahead);
+    // On a GPU past what a tile holds (480 positions of two vectors), gather
+    // walks blocks of 4 and loads nothing ahead.
+    let g = gather(plan(DataType::Uint8, &[481, 160], 0, false));
+    assert_eq!((g.steps, g.blocks, g.touch_ahead), (4, 121, false));
+    // 515 vectors a run: three bands of 172, not two of 256 and a third of 3;
+    // the last band has one idle column. An axis of 67 takes 17 blocks of 4.
+    let g = gather(plan(DataType::Float32, &[67, 515 * 4], 0, true));
+    assert_eq!((g.steps, g.blocks, g.band), (4, 17, 172));
+    assert_eq!(g.invocations, 17 * 3 * 172);
+    let g = gather(plan(DataType::Float32, &[3, 67, 515 * 4], 1, true));
+    assert_eq!(g.invocations, 3 * 17 * 3 * 172);
+}
+
+#[test]
+fn columns_hold_short_axes_on_a_cpu() {
+    let columns = |plan: Plan| match plan {
+        Plan::Columns(p) => p,
+        other => panic!("{other:?}"),
+    };
+    // Vectors along at most 64 positions, on a CPU: the axis in 8, 16, 32 or 64
+    // rows.
+    for (n, held) in [(2, 8), (8, 8), (9, 16), (17, 32), (33, 64), (64, 64)] {
+        for data_type in [DataType::Uint8, DataType::Float16, DataType::Float64] {
+            let p = columns(plan(data_type, &[n, 160], 0, true));
+            assert_eq!(p.rows, held);
+        }
+    }
+    // An invocation per vector of a run; the runs are every other dimension.
+    let p = columns(plan(DataType::Float16, &[3, 40, 80], 1, true));
+    assert_eq!((p.vector.vecs, p.invocations), (10, 3 * 10));
+    let p = columns(plan(DataType::Uint8, &[5, 16 * 70], 0, true));
+    assert_eq!((p.vector.vecs, p.invocations), (70, 70));
+    // Not past 64 positions, for 16-byte elements, on a GPU, or on words.
+    for (data_type, sizes, cpu, variant) in [
+        (DataType::Uint8, [65, 160], true, Variant::Gather),
+        (DataType::Complex128, [64, 10], true, Variant::Gather),
+        (DataType::Float32, [65, 100], true, Variant::Gather),
+        (DataType::Uint8, [64, 160], false, Variant::Tile),
+        (DataType::Uint8, [64, 20], true, Variant::Gather),
+    ] {
+        assert_eq!(plan(data_type, &sizes, 0, cpu).variant(), variant);
+    }
+}
+
+#[test]
+fn tiles_hold_the_axis_in_bands_of_whole_sectors_on_a_gpu() {
+    let tile = |plan: Plan| match plan {
+        Plan::Tile(p) => p,
+        other => panic!("{other:?}"),
+    };
+    // 960 vectors a tile: an axis of 64 takes bands of 8 vectors (15 fit, a power
+    // of two), 1,024 vectors a run in 128 bands; 16 runs of them.
+    let p = tile(plan(DataType::Uint8, &[16, 64, 16384], 1, false));
+    assert_eq!((p.band, p.bands, p.workgroups), (8, 128, 16 * 128));
+    // Short axes take at most 16 vectors a band, and no more than a run has.
+    let p = tile(plan(DataType::Float32, &[4, 1000], 0, false));
+    assert_eq!((p.band, p.bands), (16, 250_usize.div_ceil(16) as u32));
+    let p = tile(plan(DataType::Float32, &[4, 12], 0, false));
+    assert_eq!((p.band, p.bands), (4, 1));
+    // Up to 480 positions of two vectors (32 bytes, a sector) a band.
+    let p = tile(plan(DataType::Float32, &[480, 100], 0, false));
+    assert_eq!(p.band, 2);
+    assert_eq!(
+        plan(DataType::Float32, &[481, 100], 0, false).variant(),
+        Variant::Gather
+    );
+    // Runs of one vector: the whole run a band, up to 960 positions.
+    let p = tile(plan(DataType::Float32, &[960, 4], 0, false));
+    assert_eq!((p.band, p.bands), (1, 1));
+    assert_eq!(
+        plan(DataType::Float32, &[961, 4], 0, false).variant(),
+        Variant::Gather
+    );
+    // Not on words, and not on a CPU.
+    assert_eq!(
+        plan(DataType::Float32, &[9, 3], 0, false).variant(),
+        Variant::Gather
+    );
+    assert_eq!(
+        plan(DataType::Complex128, &[9, 64], 0, true).variant(),
+        Variant::Gather
+    );
+}
+
+#[test]
+fn runs_interleave_their_vectors_on_a_cpu_when_a_run_fills_the_group() {
+    // ONNX [batch, time, 4 * vecs] f32 with [batch] lengths broadcast.
+    let runs = |vecs: u32, cpu: bool| {
+        let sizes = [3, 5, 4 * vecs];
+        let desc = ReverseSubsequences::new(
+            TensorDesc::new(DataType::Float32, &sizes),
+            TensorDesc::new(DataType::Int64, &[3, 1, 4 * vecs]).with_strides(&[1, 0, 0]),
+            TensorDesc::new(DataType::Float32, &sizes),
+            1,
+        );
+        desc.validate().unwrap();
+        match Plan::new(
+            &Layout::canonical(&desc),
+            4,
+            desc.output.min_size_in_bytes(),
+            device(cpu),
+        ) {
+            Plan::Runs(p) => p,
+            other => panic!("{other:?}"),
+        }
+    };
+    // 300 vectors a run: groups of 8 invocations, 16 vectors each, cover 128;
+    // three groups a run, the last partly idle.
+    let cpu = runs(300, true);
+    assert_eq!((cpu.steps, cpu.interleave, cpu.per_run), (16, 8, 24));
+    assert_eq!(cpu.invocations, 15 * 24);
+    // 100 vectors: a group of 16 each would idle; 8 each cover 64.
+    let mid = runs(100, true);
+    assert_eq!((mid.steps, mid.interleave, mid.per_run), (8, 8, 16));
+    // A run shorter than a group's 64 vectors keeps each invocation's consecutive.
+    let short = runs(40, true);
+    assert_eq!((short.steps, short.interleave, short.per_run), (8, 1, 5));
+    let tiny = runs(3, true);
+    assert_eq!((tiny.steps, tiny.interleave, tiny.per_run), (4, 1, 1));
+    // A GPU takes one vector per invocation, neighbours on neighbours.
+    let gpu = runs(100, false);
+    assert_eq!((gpu.steps, gpu.interleave, gpu.per_run), (1, 1, 100));
+    // 64-bit words for runs on a CPU whose device has them, not on a GPU.
+    assert_eq!((cpu.access_bits, gpu.access_bits), (64, 32));
+}
+
+#[test]
+fn a_cpu_moves_64_bit_words_where_they_pay() {
+    // Rows on 16-byte vectors of every width, not on words.
+    for data_type in [DataType::Uint8, DataType::Float32, DataType::Float64] {
+        let p = rows(plan(data_type, &[100, 64], 1, true));
+        assert_eq!((p.vector.bytes, p.access_bits), (16, 64));
+    }
+    let words = rows(plan(DataType::Float32, &[100, 3], 1, true));
+    assert_eq!((words.vector.bytes, words.access_bits), (4, 32));
+    // Gathers of 8- and 16-byte elements, not of narrower ones.
+    for (data_type, bits) in [
+        (DataType::Float32, 32),
+        (DataType::Float64, 64),
+        (DataType::Complex128, 64),
+    ] {
+        let g = gather(plan(data_type, &[100, 64], 0, true));
+        assert_eq!((g.vector.bytes, g.access_bits), (16, bits));
+    }
+    // Not without SHADER_INT64.
+    let plain = Device {
+        int64: false,
+        ..CPU
+    };
+    let tensor = TensorDesc::new(DataType::Float32, &[100, 64]);
+    let desc = ReverseSubsequences::new(
+        tensor.clone(),
+        TensorDesc::new(DataType::Uint32, &[100, 1]),
+        tensor,
+        1,
+    );
+    let p = Plan::new(&Layout::canonical(&desc), 4, 100 * 64 * 4, &plain);
+    assert_eq!(p.fields().access_bits, 32);
+}
+
+#[test]
+fn rows_share_lengths_across_an_8_invocation_subgroup() {
+    // 1- to 4-byte rows on 64-bit words: the largest power of two dividing a
+    // row's invocations, up to 8.
+    for (n, shared) in [(64, 2), (96, 1), (192, 2), (256, 8), (512, 8)] {
+        let p = rows(plan(DataType::Float32, &[10, n], 1, true));
+        assert_eq!(p.share_lengths, shared, "{n}");
+    }
+    // Not for wider elements, on a GPU, or with subgroups of another size.
+    assert_eq!(
+        rows(plan(DataType::Float64, &[10, 64], 1, true)).share_lengths,
+        1
+    );
+    assert_eq!(
+        rows(plan(DataType::Float32, &[10, 64], 1, false)).share_lengths,
+        1
+    );
+    let wide = Device {
+        subgroup_size: 16,
+        ..CPU
+    };
+    let tensor = TensorDesc::new(DataType::Float32, &[10, 64]);
+    let desc = ReverseSubsequences::new(
+        tensor.clone(),
+        TensorDesc::new(DataType::Uint32, &[10, 1]),
+        tensor,
+        1,
+    );
+    let p = Plan::new(&Layout::canonical(&desc), 4, 10 * 64 * 4, &wide);
+    assert_eq!(p.fields().share_lengths, 1);
+}

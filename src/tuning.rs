@@ -1,0 +1,197 @@
+//! How much work one invocation takes, by kind of adapter: the one place where the
+//! kernels are tuned for a CPU adapter (lavapipe, SwiftShader, WARP) or a GPU.
+//!
+//! A GPU wants neighbouring invocations on neighbouring memory and many of them in
+//! flight, so its invocations take one vector (or a few axis positions). A CPU
+//! adapter runs a SIMD group's invocations in vector channels, pays for each
+//! invocation's prologue, and runs every memory access whose address differs by
+//! invocation as a loop over the group: there an invocation takes several vectors,
+//! reusing what it loaded, and moves them as 64-bit words where it can. The numbers
+//! behind each choice are in `docs/` (one file per kernel family).
+
+use crate::Variant;
+
+/// What the plan tunes the vector kernels for: how much work one invocation takes.
+/// [`Gpu::from_wgpu`](crate::Gpu::from_wgpu) picks it from the adapter's device type;
+/// [`Gpu::with_tuning`](crate::Gpu::with_tuning) overrides it. Results are the same
+/// either way; only speed differs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Tuning {
+    /// A CPU adapter: an invocation takes several vectors or axis positions, and
+    /// the kernels that only suit a CPU (`columns`, 64-bit words, shared length
+    /// loads) may run.
+    Cpu,
+    /// A GPU: neighbouring invocations touch neighbouring memory, one vector each
+    /// (or a few axis positions), and per-element lengths go through a tile in
+    /// workgroup memory.
+    Gpu,
+}
+
+impl Tuning {
+    /// `Cpu` for adapters of [`wgpu::DeviceType::Cpu`], `Gpu` for the rest.
+    pub fn for_adapter(info: &wgpu::AdapterInfo) -> Tuning {
+        if info.device_type == wgpu::DeviceType::Cpu {
+            Tuning::Cpu
+        } else {
+            Tuning::Gpu
+        }
+    }
+}
+
+/// What the plan knows of the device it plans for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Device {
+    pub(crate) tuning: Tuning,
+    /// The device has `SHADER_INT64`.
+    pub(crate) int64: bool,
+    /// Invocations per subgroup where the device has `SUBGROUP` and the adapter one
+    /// subgroup size, else 0.
+    pub(crate) subgroup_size: u32,
+}
+
+impl Device {
+    fn cpu(&self) -> bool {
+        self.tuning == Tuning::Cpu
+    }
+}
+
+/// Bytes a vector-family invocation takes on a CPU adapter, in the usual case: 8
+/// vectors of 16 bytes.
+const CPU_BYTES: u32 = 8 * 16;
+
+/// Vectors a `rows` invocation takes on a CPU adapter for 8- and 16-byte elements
+/// where rows lie back to back (each starts where the previous one ends, in input
+/// and output): more amortises an invocation's work there, but rows with gaps
+/// between them lose by it.
+const ROWS_PACKED_WIDE_STEPS: u32 = 16;
+
+/// Invocations of `runs` on a CPU adapter that interleave their vectors: the SIMD
+/// width (8 channels of 32 bits), so that the invocations, run in step, touch
+/// consecutive vectors, one sequential stream rather than one per invocation.
+pub(crate) const RUN_INTERLEAVE: u32 = 8;
+
+/// The most positions of the axis `columns` holds in registers, in 8, 16, 32 or 64
+/// rows.
+pub(crate) const COLUMN_ROWS: u32 = 64;
+
+/// The widest band of columns whose blocks of positions `gather` walks before the
+/// next band, in vectors: 4 KiB of each row, whose input stays in a CPU's L2 cache
+/// for axes of a few hundred positions.
+pub(crate) const GATHER_BAND_VECS: u32 = 256;
+
+/// The subgroup size `shaders/cpu/shared_length.wgsl` is written for (lavapipe's on
+/// 256-bit vectors): its broadcasts name members 0 to 7.
+pub(crate) const SHARED_SUBGROUP: u32 = 8;
+
+/// The most vectors (`rows`) an invocation takes, of `vector_bytes` bytes, for
+/// elements of `element_bytes`; `packed`: rows lie back to back.
+pub(crate) fn rows_steps(
+    tuning: Tuning,
+    element_bytes: u32,
+    vector_bytes: u32,
+    packed: bool,
+) -> u32 {
+    match tuning {
+        Tuning::Gpu => 1,
+        Tuning::Cpu if vector_bytes == 16 && element_bytes >= 8 && packed => ROWS_PACKED_WIDE_STEPS,
+        Tuning::Cpu => CPU_BYTES / vector_bytes,
+    }
+}
+
+/// The most vectors a `runs` invocation takes: on a CPU twice the usual bytes,
+/// paying each invocation's length load over more vectors where a run fills
+/// [`RUN_INTERLEAVE`] invocations of them; the plan halves it where not.
+pub(crate) fn runs_steps(tuning: Tuning, vector_bytes: u32) -> u32 {
+    match tuning {
+        Tuning::Gpu => 1,
+        Tuning::Cpu => 2 * CPU_BYTES / vector_bytes,
+    }
+}
+
+/// The most axis positions a `gather` invocation walks: a few everywhere, since it
+/// loads a column's lengths once for all of them; more for 1- and 2-byte elements
+/// on a CPU, whose vectors hold 16 or 8 lengths.
+pub(crate) fn gather_steps(tuning: Tuning, element_bytes: u32) -> u32 {
+    match tuning {
+        Tuning::Cpu if element_bytes < 4 => 8,
+        _ => 4,
+    }
+}
+
+/// Whether per-element lengths along `n` positions run `columns` (a CPU adapter,
+/// up to [`COLUMN_ROWS`] positions, 16-byte vectors of narrower elements): a CPU
+/// adapter loads a vector there once where `gather` loads each element.
+pub(crate) fn columns(tuning: Tuning, n: u32, element_bytes: u32, vector_bytes: u32) -> bool {
+    tuning == Tuning::Cpu && n <= COLUMN_ROWS && vector_bytes == 16 && element_bytes < 16
+}
+
+/// Whether per-element lengths may run `tile` (a GPU, 16-byte vectors): a GPU's
+/// workgroup memory is fast, a CPU adapter's is not.
+pub(crate) fn tile(tuning: Tuning, vector_bytes: u32) -> bool {
+    tuning == Tuning::Gpu && vector_bytes == 16
+}
+
+/// Whether each `gather` invocation loads a word of the next band ahead of its
+/// gathers, as a CPU's prefetch (4-byte and wider elements on 16-byte vectors;
+/// narrower ones are bound by instructions, not memory).
+pub(crate) fn touch_ahead(tuning: Tuning, element_bytes: u32, vector_bytes: u32) -> bool {
+    tuning == Tuning::Cpu && vector_bytes == 16 && element_bytes >= 4
+}
+
+/// The access sizes, in bits, a family may move its vectors in: 32, and also 64
+/// where a CPU adapter gains by it (half the per-invocation loops of 32-bit words).
+/// `gather` of narrower elements loads one 32-bit word an element either way, and
+/// a 64-bit word does not divide a 4-byte vector.
+pub(crate) fn access_sizes(
+    variant: Variant,
+    element_bytes: u32,
+    vector_bytes: u32,
+) -> &'static [u32] {
+    match variant {
+        Variant::Runs | Variant::Rows if vector_bytes == 16 => &[32, 64],
+        Variant::Columns => &[32, 64],
+        Variant::Gather if vector_bytes == 16 && element_bytes >= 8 => &[32, 64],
+        _ => &[32],
+    }
+}
+
+/// The access size a family's kernel uses on `device`: 64 where
+/// [`access_sizes`] allows it on a CPU adapter whose device has `SHADER_INT64`. On
+/// a GPU a 16-byte vector is one access either way.
+pub(crate) fn access_bits(
+    device: &Device,
+    variant: Variant,
+    element_bytes: u32,
+    vector_bytes: u32,
+) -> u32 {
+    let sizes = access_sizes(variant, element_bytes, vector_bytes);
+    if device.cpu() && device.int64 && sizes.contains(&64) {
+        64
+    } else {
+        32
+    }
+}
+
+/// Invocations of one `rows` row that share one load of its length and pass each
+/// other their spans' tops (`shaders/cpu/shared_length.wgsl`): on a CPU adapter
+/// whose subgroups are [`SHARED_SUBGROUP`] invocations, for 1- to 4-byte elements
+/// on 64-bit words, the largest power of two that divides the row's `per_row`
+/// invocations, up to a subgroup; 1 (each loads its own) anywhere else, where it
+/// measured no gain.
+pub(crate) fn shared_lengths(
+    device: &Device,
+    per_row: u32,
+    element_bytes: u32,
+    access_bits: u32,
+) -> u32 {
+    if device.cpu()
+        && device.subgroup_size == SHARED_SUBGROUP
+        && access_bits == 64
+        && element_bytes <= 4
+        && per_row > 0
+    {
+        (1 << per_row.trailing_zeros()).min(SHARED_SUBGROUP)
+    } else {
+        1
+    }
+}
