@@ -234,8 +234,29 @@ struct Row {
     verified: bool,
 }
 
+/// Without a login session's `XDG_RUNTIME_DIR` (a container, a CI runner), Mesa's
+/// Vulkan device-select layer asks libwayland for a compositor and prints two
+/// `error:` lines. The benchmark owns its process, so before it opens the adapter
+/// it gives itself an empty runtime directory, as a desktop session has; the
+/// library sets nothing.
+fn give_mesa_a_runtime_dir() {
+    if std::env::var_os("XDG_RUNTIME_DIR").is_some() || !cfg!(unix) {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("revseq-bench-{}", std::process::id()));
+    if std::fs::create_dir_all(&dir).is_ok() {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let _ = std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700));
+        }
+        std::env::set_var("XDG_RUNTIME_DIR", &dir);
+    }
+}
+
 impl Bench {
     fn new() -> Bench {
+        give_mesa_a_runtime_dir();
         let gpu = Gpu::new().unwrap_or_else(|e| {
             eprintln!("{e}");
             std::process::exit(1)

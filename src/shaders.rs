@@ -6,7 +6,7 @@
 //! fills (how the tensors are stored, how the divisions multiply, how a `rows`
 //! invocation gets its length). [`Source::wgsl`] pastes each file once, where it is
 //! first imported. Lines that start with `#trace` exist only in the trace build
-//! ([`Source::traced_wgsl`], used by [`crate::trace`]); the normal build drops them.
+//! ([`Source::traced_wgsl`], used by the trace module); the normal build drops them.
 //!
 //! Public so that tools (and this crate's tests) can parse and validate every
 //! specialisation offline, with no adapter.

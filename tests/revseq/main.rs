@@ -6,6 +6,7 @@ mod asynchronous;
 mod cache;
 mod examples;
 mod exhaustive;
+mod readme;
 mod record;
 mod shaders;
 mod special;
