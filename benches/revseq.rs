@@ -9,10 +9,16 @@
 //! - `--json PATH`: also write every row, with the adapter, as JSON;
 //! - `--sweep`: time 4-byte `innermost` from 1 MiB up to the largest tensor the
 //!   adapter takes, instead of the table;
-//! - `--layout NAME`, `--width BYTES` (each repeatable): only these rows.
+//! - `--layout NAME`, `--width BYTES` (each repeatable): only these rows;
+//! - `--gpu-model`: instead of timing, every row (and rows that need the general
+//!   kernels) under the SIMT model of memory traffic, from the trace build of the
+//!   real kernels (`benches/support/gpu_model.rs`).
 
 use std::fmt::Write as _;
 use std::time::{Duration, Instant};
+
+#[path = "support/gpu_model.rs"]
+mod gpu_model;
 
 use revseq::{reference, CompiledReverse, DataType, Gpu, ReverseSubsequences, TensorDesc};
 use wgpu::util::DeviceExt;
@@ -98,6 +104,7 @@ struct Args {
     seconds: f64,
     json: Option<String>,
     sweep: bool,
+    gpu_model: bool,
     layouts: Vec<String>,
     widths: Vec<u32>,
 }
@@ -108,6 +115,7 @@ fn args() -> Args {
         seconds: 0.6,
         json: None,
         sweep: false,
+        gpu_model: false,
         layouts: Vec::new(),
         widths: Vec::new(),
     };
@@ -121,6 +129,7 @@ fn args() -> Args {
             }
             "--json" => args.json = Some(it.next().expect("--json PATH")),
             "--sweep" => args.sweep = true,
+            "--gpu-model" => args.gpu_model = true,
             "--layout" => args.layouts.push(it.next().expect("--layout NAME")),
             "--width" => args.widths.push(
                 it.next()
@@ -189,8 +198,33 @@ fn descriptor(layout: &str, data_type: DataType, elements: u32) -> ReverseSubseq
                 1,
             )
         }
+        // Rows of 63 elements: not whole vectors (the narrow kernels), or for 1- and
+        // 2-byte elements not whole words (the general kernel).
+        "odd-rows" => packed(&[elements / 63, 63], 1, DataType::Uint32, None),
+        // The axis strided in the input (stored column by column): the general
+        // kernels, whatever the width.
+        "strided-axis" => {
+            let rows = elements / t;
+            let desc = packed(&[rows, t], 1, DataType::Uint32, None);
+            ReverseSubsequences::new(
+                desc.input.with_strides(&[1, rows]),
+                desc.sequence_lengths,
+                desc.output,
+                1,
+            )
+        }
         _ => unreachable!("unknown layout {layout}"),
     }
+}
+
+/// Input and length bytes for `desc`, the same every run.
+fn host_tensors(desc: &ReverseSubsequences) -> (Vec<u8>, Vec<u8>) {
+    let mut rng = Rng(0x2545_F491_4F6C_DD1D ^ desc.input.element_count());
+    let input_bytes: Vec<u8> = (0..desc.input.min_size_in_bytes())
+        .map(|_| rng.next() as u8)
+        .collect();
+    let length_bytes = length_values(desc, &mut rng);
+    (input_bytes, length_bytes)
 }
 
 fn length_values(desc: &ReverseSubsequences, rng: &mut Rng) -> Vec<u8> {
@@ -499,11 +533,7 @@ impl Bench {
 
     /// Device tensors for `desc`, filled the same way every run.
     fn prepare(&self, desc: &ReverseSubsequences) -> Prepared {
-        let mut rng = Rng(0x2545_F491_4F6C_DD1D ^ desc.input.element_count());
-        let input_bytes: Vec<u8> = (0..desc.input.min_size_in_bytes())
-            .map(|_| rng.next() as u8)
-            .collect();
-        let length_bytes = length_values(desc, &mut rng);
+        let (input_bytes, length_bytes) = host_tensors(desc);
         let out_size = desc.output.min_size_in_bytes();
         Prepared {
             input: self.storage(&input_bytes),
@@ -747,6 +777,76 @@ fn write_json(
     std::fs::write(path, json).unwrap_or_else(|e| panic!("writing {path}: {e}"));
 }
 
+/// `--gpu-model`: the rows under the SIMT model, and whether each meets its target.
+fn gpu_model(bench: &Bench, args: &Args, info: &wgpu::AdapterInfo) {
+    let bytes = args.mib << 20;
+    println!(
+        "GPU model of memory traffic, from the trace build of the real kernels (not a timing): warps of 32 invocations \
+         and 32-byte sectors under Tuning::Gpu (w64: warps of 64), Tuning::Cpu beside it; loads, stores = sector \
+         efficiency (fewest sectors that hold the bytes moved / sectors touched); instr = memory instructions per \
+         512 bytes of output; loaded = bytes DRAM delivers per byte of output; idle = idle lanes per load\n"
+    );
+    gpu_model::print_header();
+    let copy = gpu_model::copy_kernel(&bench.gpu, bytes);
+    gpu_model::print_row("16B", "copy (1 vector)", &copy, "");
+    let wanted = |list: &[String], item: &str| list.is_empty() || list.iter().any(|l| l == item);
+    let mut rows = Vec::new();
+    for data_type in WIDTHS {
+        let width = data_type.size_in_bytes();
+        if !args.widths.is_empty() && !args.widths.contains(&width) {
+            continue;
+        }
+        let elements = (bytes / u64::from(width)) as u32;
+        for layout in LAYOUTS
+            .into_iter()
+            .chain(["odd-rows", "strided-axis"])
+            .filter(|l| wanted(&args.layouts, l))
+        {
+            let desc = descriptor(layout, data_type, elements);
+            let (input, lengths) = host_tensors(&desc);
+            let row = gpu_model::model_row(&bench.gpu, layout, &desc, &input, &lengths);
+            let target = match (row.targets(), row.meets()) {
+                (Some((loads, stores)), Some(meets)) => format!(
+                    "≥ {loads} / {stores}: {}",
+                    if meets { "meets" } else { "MISSES" }
+                ),
+                _ => String::new(),
+            };
+            let verified = if row.verified { "" } else { " NOT VERIFIED" };
+            gpu_model::print_row(
+                &format!("{width}B"),
+                &row.layout,
+                &row.figures,
+                &format!("{target}{verified}"),
+            );
+            rows.push(row);
+        }
+    }
+    let with_targets: Vec<_> = rows.iter().filter_map(|r| r.meets()).collect();
+    println!(
+        "\ntargets under Tuning::Gpu at warp 32: {} of {} rows meet them",
+        with_targets.iter().filter(|&&m| m).count(),
+        with_targets.len()
+    );
+    if let Some(path) = &args.json {
+        let escape = |s: &str| s.replace('\\', "\\\\").replace('"', "\\\"");
+        let copy: Vec<String> = copy.iter().map(gpu_model::Figures::json).collect();
+        let rows: Vec<String> = rows.iter().map(gpu_model::ModelRow::json).collect();
+        let json = format!(
+            "{{\n  \"adapter\": {{\"name\": \"{}\", \"backend\": \"{:?}\"}},\n  \"copy_kernel\": {{\"gpu_model\": [{}]}},\n  \"rows\": [\n{}\n  ]\n}}\n",
+            escape(&info.name),
+            info.backend,
+            copy.join(", "),
+            rows.join(",\n")
+        );
+        std::fs::write(path, json).unwrap_or_else(|e| panic!("writing {path}: {e}"));
+    }
+    if rows.iter().any(|r| !r.verified) {
+        eprintln!("some traced rows differ from the reference");
+        std::process::exit(1);
+    }
+}
+
 fn main() {
     let args = args();
     let bench = Bench::new();
@@ -755,6 +855,10 @@ fn main() {
         "adapter: {} ({:?}, {:?}, {} {})",
         info.name, info.backend, info.device_type, info.driver, info.driver_info
     );
+    if args.gpu_model {
+        gpu_model(&bench, &args, &info);
+        return;
+    }
     let bytes = args.mib << 20;
     // The yardstick sets every ratio, so it is chosen over five times a row's time:
     // over 0.6 s the choice moved from run to run on lavapipe (4 vectors per

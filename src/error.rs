@@ -3,7 +3,7 @@
 use crate::DataType;
 
 /// Which of the operator's three tensors an error is about.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum TensorRole {
     /// `InputTensor`.
     Input,
@@ -275,6 +275,17 @@ pub enum Error {
         adapter: String,
         /// wgpu's message.
         message: String,
+    },
+    /// A traced run ([`CompiledReverse::trace`](crate::CompiledReverse::trace))
+    /// recorded more accesses than its buffer holds.
+    #[error(
+        "the trace holds {capacity} accesses and the sample made {records}: trace fewer workgroups"
+    )]
+    TraceOverflow {
+        /// Accesses the sampled workgroups made.
+        records: u64,
+        /// Accesses the trace buffer holds.
+        capacity: u64,
     },
     /// wgpu reported an error (validation, out of memory, lost device).
     #[error("wgpu reported an error while {context}: {message}")]

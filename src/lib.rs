@@ -39,7 +39,10 @@ pub mod reference;
 mod scope;
 pub mod shaders;
 mod signal;
+pub mod simt;
 mod tensor;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod trace;
 mod tuning;
 mod window;
 

@@ -257,35 +257,54 @@ impl Source {
     }
 
     fn compose(&self, trace: bool) -> String {
+        self.compose_text(self.kernel.file(), None, trace)
+    }
+
+    /// The WGSL of `text` (or of file `entry` where `text` is `None`), its imports
+    /// resolved with this source's slots, traced or not.
+    pub(crate) fn compose_text(&self, entry: &str, text: Option<&str>, trace: bool) -> String {
         let mut wgsl = String::new();
         let mut seen = HashSet::new();
         if trace {
-            self.paste("trace/record", trace, &mut seen, &mut wgsl);
+            self.paste("trace/record", None, trace, &mut seen, &mut wgsl);
         }
-        self.paste(self.kernel.file(), trace, &mut seen, &mut wgsl);
+        self.paste(entry, text, trace, &mut seen, &mut wgsl);
         wgsl
     }
 
-    /// Appends file `name` (a path, or a slot) to `wgsl` unless it is there,
-    /// each of its imports where it names them.
-    fn paste(&self, name: &str, trace: bool, seen: &mut HashSet<&'static str>, wgsl: &mut String) {
+    /// Appends file `name` (a path, or a slot; or `text` itself) to `wgsl` unless
+    /// it is there, each of its imports where it names them.
+    fn paste(
+        &self,
+        name: &str,
+        text: Option<&str>,
+        trace: bool,
+        seen: &mut HashSet<String>,
+        wgsl: &mut String,
+    ) {
         let file = if name.contains('/') {
             name
         } else {
             self.slot(name)
         };
-        let (file, text) = FILES
-            .iter()
-            .find(|(path, _)| *path == file)
-            .unwrap_or_else(|| panic!("no shader file {file}"));
-        if !seen.insert(file) {
+        let text = match text {
+            Some(text) => text,
+            None => {
+                FILES
+                    .iter()
+                    .find(|(path, _)| *path == file)
+                    .unwrap_or_else(|| panic!("no shader file {file}"))
+                    .1
+            }
+        };
+        if !seen.insert(file.to_string()) {
             return;
         }
         wgsl.push_str(&format!("// ---- shaders/{file}.wgsl\n"));
         for line in text.lines() {
             let body = line.trim_start();
             if let Some(import) = body.strip_prefix("#import ") {
-                self.paste(import.trim(), trace, seen, wgsl);
+                self.paste(import.trim(), None, trace, seen, wgsl);
             } else if let Some(statement) = body.strip_prefix("#trace ") {
                 if trace {
                     wgsl.push_str(&line[..line.len() - body.len()]);

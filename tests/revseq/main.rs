@@ -9,6 +9,7 @@ mod exhaustive;
 mod readme;
 mod record;
 mod shaders;
+mod simt;
 mod special;
 mod strided;
 mod support;

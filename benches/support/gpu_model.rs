@@ -1,0 +1,236 @@
+//! `--gpu-model`: the benchmark's rows under the SIMT model of memory traffic
+//! (`revseq::simt`), from the trace build of the real kernels, under
+//! `Tuning::Gpu` (warps of 32 and 64) and `Tuning::Cpu` (warps of 32) for
+//! comparison, beside a copy kernel of one 16-byte vector an invocation. A model
+//! of what a GPU's memory system sees, not a timing.
+
+use std::fmt::Write as _;
+
+use revseq::shaders::Storage;
+use revseq::simt::{Model, Report};
+use revseq::trace::trace_wgsl;
+use revseq::{reference, Gpu, ReverseSubsequences, Tuning};
+
+/// Workgroups a trace records, about: spread over the whole dispatch.
+const SAMPLED_WORKGROUPS: u32 = 48;
+
+/// One tuning's and warp's figures for one row.
+pub(crate) struct Figures {
+    pub(crate) tuning: Tuning,
+    pub(crate) warp: u32,
+    pub(crate) variant: &'static str,
+    pub(crate) report: Report,
+}
+
+impl Figures {
+    pub(crate) fn json(&self) -> String {
+        let r = &self.report;
+        format!(
+            "{{\"tuning\": \"{}\", \"warp\": {}, \"variant\": \"{}\", \"load_efficiency\": {:.4}, \"store_efficiency\": {:.4}, \"memory_instructions_per_512_bytes\": {:.4}, \"bytes_loaded_per_byte\": {:.4}, \"load_bytes_per_instruction\": {:.1}, \"idle_lanes_per_load\": {:.3}, \"idle_lanes_per_store\": {:.3}, \"repeated_load_instructions\": {}, \"divergent_instructions\": {}}}",
+            if self.tuning == Tuning::Gpu { "gpu" } else { "cpu" },
+            self.warp,
+            self.variant,
+            r.loads.efficiency(),
+            r.stores.efficiency(),
+            r.instructions_per_512_bytes(),
+            r.bytes_loaded_per_byte(),
+            r.loads.bytes_per_instruction(),
+            r.loads.idle_lanes_per_instruction(),
+            r.stores.idle_lanes_per_instruction(),
+            r.loads.repeated,
+            r.divergent,
+        )
+    }
+}
+
+/// A row of the model's table.
+pub(crate) struct ModelRow {
+    pub(crate) width: u32,
+    pub(crate) layout: String,
+    pub(crate) sizes: Vec<u32>,
+    pub(crate) axis: u32,
+    pub(crate) figures: Vec<Figures>,
+    /// Every traced run's output equals the reference's.
+    pub(crate) verified: bool,
+}
+
+impl ModelRow {
+    fn gpu32(&self) -> &Figures {
+        &self.figures[0]
+    }
+
+    /// The targets for `Tuning::Gpu` at warp 32: loads and stores.
+    pub(crate) fn targets(&self) -> Option<(f64, f64)> {
+        match self.layout.as_str() {
+            "innermost" | "strided" | "onnx-batch-major" | "onnx-time-major" => Some((0.9, 0.95)),
+            "middle" | "outermost" if self.width >= 4 => Some((0.9, 0.95)),
+            "middle" | "outermost" => Some((0.75, 0.95)),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn meets(&self) -> Option<bool> {
+        let r = &self.gpu32().report;
+        self.targets()
+            .map(|(loads, stores)| r.loads.efficiency() >= loads && r.stores.efficiency() >= stores)
+    }
+
+    pub(crate) fn json(&self) -> String {
+        let figures: Vec<String> = self.figures.iter().map(Figures::json).collect();
+        format!(
+            "    {{\"width\": {}, \"layout\": \"{}\", \"sizes\": {:?}, \"axis\": {}, \"verified\": {}, \"gpu_model\": [{}]}}",
+            self.width,
+            self.layout,
+            self.sizes,
+            self.axis,
+            self.verified,
+            figures.join(", ")
+        )
+    }
+}
+
+/// Traces `desc` on `gpu` under both tunings and models it.
+pub(crate) fn model_row(
+    gpu: &Gpu,
+    layout: &str,
+    desc: &ReverseSubsequences,
+    input: &[u8],
+    lengths: &[u8],
+) -> ModelRow {
+    let mut expected = vec![0u8; desc.output.min_size_in_bytes() as usize];
+    reference::reverse_subsequences_bytes(desc, input, lengths, &mut expected).expect("reference");
+    let mut figures = Vec::new();
+    let mut verified = true;
+    for tuning in [Tuning::Gpu, Tuning::Cpu] {
+        let op = gpu.with_tuning(tuning).compile(desc).expect("compile");
+        let [x, y] = op.workgroups();
+        let mut every = (x * y / SAMPLED_WORKGROUPS).max(1);
+        // Kernels that make many accesses an invocation (`columns`) take a
+        // sparser sample.
+        let trace = loop {
+            match op.trace(input, lengths, every) {
+                Err(revseq::Error::TraceOverflow { .. }) => every *= 2,
+                other => break other.expect("trace"),
+            }
+        };
+        verified &= trace.output[..expected.len()] == expected[..];
+        let warps: &[u32] = if tuning == Tuning::Gpu {
+            &[32, 64]
+        } else {
+            &[32]
+        };
+        for &warp in warps {
+            figures.push(Figures {
+                tuning,
+                warp,
+                variant: op.variant().name(),
+                report: Model::new(warp).analyze(&trace.accesses),
+            });
+        }
+    }
+    ModelRow {
+        width: desc.input.data_type().size_in_bytes(),
+        layout: layout.to_string(),
+        sizes: desc.input.sizes().to_vec(),
+        axis: desc.axis,
+        figures,
+        verified,
+    }
+}
+
+/// The yardstick under the model: a copy of one 16-byte vector an invocation,
+/// neighbours on neighbours, through the same storage functions.
+pub(crate) fn copy_kernel(gpu: &Gpu, bytes: u64) -> Vec<Figures> {
+    let wgsl = "#import shared/params
+#import storage
+@compute @workgroup_size(256)
+fn main(
+    @builtin(workgroup_id) group: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+    @builtin(local_invocation_index) local: u32,
+) {
+    let id = invocation_index(group, groups, local);
+    store_vec(id, load_vec(id));
+}";
+    let groups = (bytes / 16 / 256) as u32;
+    let x = groups.min(65535);
+    let input = vec![1u8; bytes as usize];
+    let every = (groups / SAMPLED_WORKGROUPS).max(1);
+    let trace = trace_wgsl(
+        gpu,
+        wgsl,
+        Storage::Vec4,
+        &[],
+        [x, groups.div_ceil(x)],
+        &input,
+        bytes,
+        every,
+    )
+    .expect("trace the copy kernel");
+    [32, 64]
+        .map(|warp| Figures {
+            tuning: Tuning::Gpu,
+            warp,
+            variant: "copy",
+            report: Model::new(warp).analyze(&trace.accesses),
+        })
+        .into()
+}
+
+pub(crate) fn print_header() {
+    println!(
+        "{:>5} {:<16} {:<8} {:>6} {:>6} {:>7} {:>7} {:>6} {:>6} {:>6} | {:<8} {:>6} {:>6} {:>7} | target",
+        "width",
+        "layout",
+        "gpu",
+        "loads",
+        "stores",
+        "instr",
+        "loaded",
+        "idle",
+        "w64 ld",
+        "w64 st",
+        "cpu",
+        "loads",
+        "stores",
+        "instr",
+    );
+}
+
+pub(crate) fn print_row(width: &str, layout: &str, figures: &[Figures], target: &str) {
+    let mut line = String::new();
+    let g = &figures[0];
+    let r = &g.report;
+    let _ = write!(
+        line,
+        "{width:>5} {layout:<16} {:<8} {:>6.3} {:>6.3} {:>7.2} {:>7.3} {:>6.2}",
+        g.variant,
+        r.loads.efficiency(),
+        r.stores.efficiency(),
+        r.instructions_per_512_bytes(),
+        r.bytes_loaded_per_byte(),
+        r.loads.idle_lanes_per_instruction(),
+    );
+    if let Some(w64) = figures.get(1) {
+        let _ = write!(
+            line,
+            " {:>6.3} {:>6.3}",
+            w64.report.loads.efficiency(),
+            w64.report.stores.efficiency()
+        );
+    }
+    if let Some(cpu) = figures.iter().find(|f| f.tuning == Tuning::Cpu) {
+        let r = &cpu.report;
+        let _ = write!(
+            line,
+            " | {:<8} {:>6.3} {:>6.3} {:>7.2}",
+            cpu.variant,
+            r.loads.efficiency(),
+            r.stores.efficiency(),
+            r.instructions_per_512_bytes()
+        );
+    } else {
+        let _ = write!(line, " | {:<8} {:>6} {:>6} {:>7}", "", "", "", "");
+    }
+    println!("{line} | {target}");
+}

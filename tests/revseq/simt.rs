@@ -1,0 +1,159 @@
+//! The SIMT model against known answers: plain copy kernels, traced on the adapter
+//! through the crate's storage functions, whose memory traffic is known exactly;
+//! and the trace build of the operator computes what the normal build does.
+
+use revseq::shaders::Storage;
+use revseq::simt::{Model, Report};
+use revseq::trace::trace_wgsl;
+use revseq::{DataType, ReverseSubsequences, TensorDesc, Tuning};
+
+use crate::support::{gpu, Rng};
+
+/// Runs `body` (the statements after `let id = invocation_index(..)`) over 4
+/// workgroups of 256 invocations, every workgroup traced, and models it at warp 32.
+fn model(storage: Storage, body: &str, input_bytes: usize, output_bytes: u64) -> Report {
+    let wgsl = format!(
+        "#import shared/params
+#import storage
+@compute @workgroup_size(256)
+fn main(
+    @builtin(workgroup_id) group: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+    @builtin(local_invocation_index) local: u32,
+) {{
+    let id = invocation_index(group, groups, local);
+    {body}
+}}"
+    );
+    let input: Vec<u8> = (0..input_bytes).map(|i| i as u8).collect();
+    let trace = trace_wgsl(gpu(), &wgsl, storage, &[], [4, 1], &input, output_bytes, 1).unwrap();
+    Model::new(32).analyze(&trace.accesses)
+}
+
+fn assert_close(actual: f64, expected: f64, what: &str) {
+    assert!(
+        (actual - expected).abs() < 1e-9,
+        "{what}: {actual}, expected {expected}"
+    );
+}
+
+#[test]
+fn the_model_counts_copy_kernels_exactly() {
+    // 16-byte vectors, neighbours on neighbours: every sector whole, 512 bytes an
+    // instruction, one load and one store per 512 bytes each.
+    let r = model(
+        Storage::Vec4,
+        "store_vec(id, load_vec(id));",
+        16 << 10,
+        16 << 10,
+    );
+    assert_close(r.loads.efficiency(), 1.0, "contiguous loads");
+    assert_close(r.stores.efficiency(), 1.0, "contiguous stores");
+    assert_close(r.loads.bytes_per_instruction(), 512.0, "bytes a load");
+    assert_close(
+        r.instructions_per_512_bytes(),
+        2.0,
+        "instructions per 512 bytes",
+    );
+    assert_close(r.bytes_loaded_per_byte(), 1.0, "bytes loaded per byte");
+    assert_close(r.loads.idle_lanes_per_instruction(), 0.0, "idle lanes");
+    assert_eq!((r.bytes_needed, r.divergent), (16 << 10, 0));
+
+    // Every other 32-bit word: 128 bytes a load over 256, half of each sector used.
+    let r = model(
+        Storage::Words,
+        "store_word(id, load_word(2u * id));",
+        8 << 10,
+        4 << 10,
+    );
+    assert_close(r.loads.efficiency(), 0.5, "stride-2 loads");
+    assert_close(r.stores.efficiency(), 1.0, "stride-2 stores");
+    assert_close(
+        r.bytes_loaded_per_byte(),
+        2.0,
+        "stride-2 bytes loaded per byte",
+    );
+    assert_close(r.instructions_per_512_bytes(), 8.0, "stride-2 instructions");
+
+    // One byte a lane, read as the 32-bit word that holds it: 4 lanes share a word,
+    // a warp's load moves 32 bytes, one whole sector.
+    let r = model(
+        Storage::Words,
+        "store_word(id, (load_word(id / 4u) >> (8u * (id % 4u))) & 0xffu);",
+        1 << 10,
+        4 << 10,
+    );
+    assert_close(r.loads.efficiency(), 1.0, "byte loads");
+    assert_close(r.loads.bytes_per_instruction(), 32.0, "bytes a byte load");
+    assert_close(
+        r.bytes_loaded_per_byte(),
+        0.25,
+        "byte loads per byte stored",
+    );
+
+    // One byte a lane, 64 bytes apart: each lane its own sector, 128 bytes moved
+    // (4 sectors' worth) over 32 sectors.
+    let r = model(
+        Storage::Words,
+        "store_word(id, load_word(16u * id) & 0xffu);",
+        64 << 10,
+        4 << 10,
+    );
+    assert_close(r.loads.efficiency(), 0.125, "byte gather loads");
+    assert_close(
+        r.bytes_loaded_per_byte(),
+        8.0,
+        "byte gather bytes loaded per byte",
+    );
+
+    // A quarter of the lanes idle, the rest on one path: idle lanes, no divergence.
+    let r = model(
+        Storage::Vec4,
+        "if (local % 4u != 3u) { store_vec(id, load_vec(id)); }",
+        16 << 10,
+        16 << 10,
+    );
+    assert_close(r.loads.idle_lanes_per_instruction(), 8.0, "idle lanes");
+    assert_eq!(r.divergent, 0);
+    // Lanes on two paths at the same ordinal: a load on one, a store on the other.
+    let r = model(
+        Storage::Vec4,
+        "if (local % 2u == 0u) { store_vec(id, vec4(id)); } else { store_vec(id, load_vec(id)); }",
+        16 << 10,
+        16 << 10,
+    );
+    assert_eq!(r.divergent, 4 * 8, "one split a warp");
+}
+
+#[test]
+fn the_trace_build_computes_what_the_normal_build_does() {
+    let mut rng = Rng::new(61);
+    for tuning in [Tuning::Cpu, Tuning::Gpu] {
+        let gpu = gpu().with_tuning(tuning);
+        for (sizes, axis) in [([6, 40, 64], 2), ([6, 40, 64], 1), ([40, 6, 63], 0)] {
+            for data_type in [DataType::Uint8, DataType::Float32, DataType::Complex128] {
+                let mut length_sizes = sizes;
+                length_sizes[axis] = 1;
+                let tensor = TensorDesc::new(data_type, &sizes);
+                let desc = ReverseSubsequences::new(
+                    tensor.clone(),
+                    TensorDesc::new(DataType::Uint32, &length_sizes),
+                    tensor,
+                    axis as u32,
+                );
+                let op = gpu.compile(&desc).unwrap();
+                let input = rng.bytes(desc.input.min_size_in_bytes() as usize);
+                let lengths: Vec<u8> = (0..desc.sequence_lengths.element_count())
+                    .flat_map(|_| (rng.below(45) as u32).to_le_bytes())
+                    .collect();
+                let mut expected = vec![0; desc.output.min_size_in_bytes() as usize];
+                op.run(&input, &lengths, &mut expected).unwrap();
+                let trace = op.trace(&input, &lengths, 1).unwrap();
+                assert_eq!(&trace.output[..expected.len()], &expected[..], "{desc:?}");
+                // Every output byte written once, and recorded.
+                let report = Model::new(32).analyze(&trace.accesses);
+                assert_eq!(report.bytes_needed, expected.len() as u64, "{desc:?}");
+            }
+        }
+    }
+}
