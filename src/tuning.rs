@@ -65,10 +65,18 @@ const CPU_BYTES: u32 = 8 * 16;
 /// between them lose by it.
 const ROWS_PACKED_WIDE_STEPS: u32 = 16;
 
-/// Invocations of `runs` on a CPU adapter that interleave their vectors: the SIMD
-/// width (8 channels of 32 bits), so that the invocations, run in step, touch
-/// consecutive vectors, one sequential stream rather than one per invocation.
-pub(crate) const RUN_INTERLEAVE: u32 = 8;
+/// Invocations of `runs` that interleave their vectors, where a run fills them:
+/// on a CPU adapter the SIMD width (8 channels of 32 bits), so that the
+/// invocations, run in step, touch consecutive vectors, one sequential stream
+/// rather than one per invocation; on a GPU a warp (32, the narrowest), so that
+/// each of an invocation's steps is one coalesced 512-byte access of its warp and
+/// its length load serves several vectors.
+pub(crate) fn run_interleave(tuning: Tuning) -> u32 {
+    match tuning {
+        Tuning::Cpu => 8,
+        Tuning::Gpu => 32,
+    }
+}
 
 /// The most positions of the axis `columns` holds in registers, in 8, 16, 32 or 64
 /// rows.
@@ -98,12 +106,13 @@ pub(crate) fn rows_steps(
     }
 }
 
-/// The most vectors a `runs` invocation takes: on a CPU twice the usual bytes,
-/// paying each invocation's length load over more vectors where a run fills
-/// [`RUN_INTERLEAVE`] invocations of them; the plan halves it where not.
+/// The most vectors a `runs` invocation takes, where a run fills
+/// [`run_interleave`] invocations of them (the plan halves it where not): on a CPU
+/// twice the usual bytes, on a GPU 4, which pays each invocation's length load
+/// over 4 vectors and leaves a 16 MiB tensor over 250,000 invocations.
 pub(crate) fn runs_steps(tuning: Tuning, vector_bytes: u32) -> u32 {
     match tuning {
-        Tuning::Gpu => 1,
+        Tuning::Gpu => 4,
         Tuning::Cpu => 2 * CPU_BYTES / vector_bytes,
     }
 }

@@ -1,7 +1,7 @@
 // `general`, elements of 1 or 2 bytes: one invocation per 32-bit word of the output
-// span. Each word has exactly one writer, so the invocation may read it, replace the
-// bytes that belong to output elements and store it back; bytes of the word that
-// no output element addresses (stride gaps, the tail past the last element) go
+// span. Each word has exactly one writer. A word whose bytes all belong to output
+// elements is stored whole; one with bytes that no output element addresses
+// (stride gaps, the tail past the last element) is read first so that those go
 // back unchanged, and a word with no element in it is not stored at all. Runs
 // every layout.
 #import shared/params
@@ -32,8 +32,9 @@ fn main(
         return;
     }
 
-    var word = load_output_word(w);
-    var any_element = false;
+    var word = 0u;
+    // The bits of the word that output elements fill.
+    var filled = 0u;
     for (var slot = 0u; slot < ELEMS_PER_WORD; slot++) {
         // Which output element, if any, sits at this element offset? Canonical
         // output strides nest (each exceeds the span of all smaller ones), so the
@@ -71,11 +72,14 @@ fn main(
         is_element = is_element && source != ELSEWHERE;
         let value = read_element(select(0u, source, is_element));
         let shift = slot * ELEM_BITS;
-        let merged = (word & ~(ELEM_MASK << shift)) | (value << shift);
-        word = select(word, merged, is_element);
-        any_element = any_element || is_element;
+        word |= select(0u, value << shift, is_element);
+        filled |= select(0u, ELEM_MASK << shift, is_element);
     }
-    if (any_element) {
-        store_word(w, word);
+    if (filled == 0u) {
+        return;
     }
+    if (filled != 0xFFFFFFFFu) {
+        word |= load_output_word(w) & ~filled;
+    }
+    store_word(w, word);
 }

@@ -4,9 +4,9 @@
 // each invocation copies STEPS vectors of one run, whatever the storage holds.
 // Groups of `params.interleave` invocations share `interleave * STEPS`
 // consecutive vectors, invocation i of a group taking every `interleave`-th from
-// the group's i-th: on a CPU adapter the invocations of a group run in step in
-// SIMD lanes and then touch consecutive vectors (`tuning::RUN_INTERLEAVE`); with
-// one, each invocation's vectors are consecutive.
+// the group's i-th, so that each step of the group touches consecutive vectors
+// (`tuning::run_interleave`: a CPU adapter's SIMD width, a GPU's warp); with one,
+// each invocation's vectors are consecutive.
 #import shared/vectors
 
 @compute @workgroup_size(WORKGROUP_SIZE)

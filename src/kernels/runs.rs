@@ -9,7 +9,7 @@ use crate::divisor::Divisor;
 use crate::layout::Layout;
 use crate::params::Params;
 use crate::shaders::{Kernel, PipelineKey, Storage};
-use crate::tuning::{self, Device, Tuning, RUN_INTERLEAVE};
+use crate::tuning::{self, Device, Tuning};
 use crate::Variant;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -30,19 +30,18 @@ pub(super) fn plan(layout: &Layout, element_bytes: u32, device: &Device) -> Opti
     let vector = VectorLayout::find(layout, element_bytes, vector_sizes(element_bytes))?;
     let most = tuning::runs_steps(device.tuning, vector.bytes);
     let vecs = vector.vecs;
-    let (steps, interleave) = if device.tuning == Tuning::Cpu {
-        // RUN_INTERLEAVE invocations interleave the most steps where a run fills
-        // them, else half as many; a run too short for that takes consecutive
-        // vectors.
-        [most, most / 2]
-            .into_iter()
-            .find(|&steps| vecs >= RUN_INTERLEAVE * steps)
-            .map_or(((most / 2).min(vecs.next_power_of_two()), 1), |steps| {
-                (steps, RUN_INTERLEAVE)
-            })
-    } else {
-        (most.min(vecs.next_power_of_two()), 1)
+    let interleave = tuning::run_interleave(device.tuning);
+    // A group of invocations interleaves the most steps where a run fills it, else
+    // half as many; a run too short for that takes consecutive vectors, half the
+    // most on a CPU, one on a GPU.
+    let alone = match device.tuning {
+        Tuning::Cpu => (most / 2).min(vecs.next_power_of_two()),
+        Tuning::Gpu => 1,
     };
+    let (steps, interleave) = [most, most / 2]
+        .into_iter()
+        .find(|&steps| steps > 0 && vecs >= interleave * steps)
+        .map_or((alone, 1), |steps| (steps, interleave));
     let per_run = vecs.div_ceil(steps * interleave) * interleave;
     Some(Plan {
         vector,

@@ -232,9 +232,14 @@ fn runs_interleave_their_vectors_on_a_cpu_when_a_run_fills_the_group() {
     assert_eq!((short.steps, short.interleave, short.per_run), (8, 1, 5));
     let tiny = runs(3, true);
     assert_eq!((tiny.steps, tiny.interleave, tiny.per_run), (4, 1, 1));
-    // A GPU takes one vector per invocation, neighbours on neighbours.
-    let gpu = runs(100, false);
-    assert_eq!((gpu.steps, gpu.interleave, gpu.per_run), (1, 1, 100));
+    // A GPU's warps of 32 interleave 4 vectors each where a run fills them, 2
+    // where it fills half as many; shorter runs take one vector an invocation.
+    let gpu = runs(300, false);
+    assert_eq!((gpu.steps, gpu.interleave, gpu.per_run), (4, 32, 96));
+    let half = runs(100, false);
+    assert_eq!((half.steps, half.interleave, half.per_run), (2, 32, 64));
+    let short = runs(40, false);
+    assert_eq!((short.steps, short.interleave, short.per_run), (1, 1, 40));
     // 64-bit words for runs on a CPU whose device has them, not on a GPU.
     assert_eq!((cpu.access_bits, gpu.access_bits), (64, 32));
 }

@@ -1027,7 +1027,10 @@ fn the_gpu_tuning_runs_every_variant_correctly() {
                 for (d, variant) in cases {
                     let key = check_on(&tuned, &mut rng, &d, variant);
                     word_keys += usize::from(key.vector_bytes == 4);
-                    let most = if variant == Variant::Gather { 4 } else { 1 };
+                    let most = match variant {
+                        Variant::Gather | Variant::Runs => 4,
+                        _ => 1,
+                    };
                     assert_ne!(variant, Variant::Columns);
                     assert!(key.steps <= most, "{key:?}");
                 }
