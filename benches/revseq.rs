@@ -4,7 +4,8 @@
 //! before it is timed, and names the kernel variant that ran.
 //!
 //! `cargo bench --bench revseq -- [--mib N] [--seconds S] [--json PATH] [--sweep]`
-//! - `--mib N`: tensor size in MiB (default 16);
+//! - `--mib N`: tensor size in MiB (default 16 on a CPU adapter, 256 on a GPU,
+//!   whose L2 cache holds tensors of tens of MiB);
 //! - `--seconds S`: seconds of timing per row (default 0.6);
 //! - `--json PATH`: also write every row, with the adapter, as JSON;
 //! - `--sweep`: time 4-byte `innermost` from 1 MiB up to the largest tensor the
@@ -100,7 +101,8 @@ const COPY_SHAPES: [(u32, u32); 9] = [
 ];
 
 struct Args {
-    mib: u64,
+    /// `--mib`, where given.
+    mib: Option<u64>,
     seconds: f64,
     json: Option<String>,
     sweep: bool,
@@ -111,7 +113,7 @@ struct Args {
 
 fn args() -> Args {
     let mut args = Args {
-        mib: 16,
+        mib: None,
         seconds: 0.6,
         json: None,
         sweep: false,
@@ -123,7 +125,7 @@ fn args() -> Args {
     while let Some(arg) = it.next() {
         // `cargo bench` adds `--bench`; anything else unknown is ignored likewise.
         match arg.as_str() {
-            "--mib" => args.mib = it.next().and_then(|v| v.parse().ok()).expect("--mib N"),
+            "--mib" => args.mib = Some(it.next().and_then(|v| v.parse().ok()).expect("--mib N")),
             "--seconds" => {
                 args.seconds = it.next().and_then(|v| v.parse().ok()).expect("--seconds S")
             }
@@ -245,6 +247,9 @@ fn length_values(desc: &ReverseSubsequences, rng: &mut Rng) -> Vec<u8> {
 
 struct Bench {
     gpu: Gpu,
+    /// Timestamp queries around each batch, where the device has them inside
+    /// encoders: the GPU's own clock, without the submit and the wait.
+    timestamps: Option<Timestamps>,
     copy_layout: wgpu::BindGroupLayout,
     /// Every copy-kernel candidate, and its pipeline.
     copy_kernels: Vec<(CopyKernel, wgpu::ComputePipeline)>,
@@ -291,10 +296,11 @@ fn give_mesa_a_runtime_dir() {
 impl Bench {
     fn new() -> Bench {
         give_mesa_a_runtime_dir();
-        let gpu = Gpu::new().unwrap_or_else(|e| {
+        let gpu = open_gpu().unwrap_or_else(|e| {
             eprintln!("{e}");
             std::process::exit(1)
         });
+        let timestamps = Timestamps::new(&gpu);
         let device = gpu.device();
         let module = |source: &str| {
             device.create_shader_module(wgpu::ShaderModuleDescriptor {
@@ -365,6 +371,7 @@ impl Bench {
             .collect();
         Bench {
             gpu,
+            timestamps,
             copy_layout,
             copy_kernels,
         }
@@ -401,19 +408,33 @@ impl Bench {
         view.to_vec()
     }
 
-    /// Seconds per run of `record`, timed over a batch submitted and waited on.
+    /// Seconds per run of `record`, timed over a batch submitted and waited on:
+    /// by the device's timestamps where it has them, else by the host's clock.
     fn time_per_run(&self, batch: u32, record: &Record) -> f64 {
         let device = self.gpu.device();
         let mut encoder = device.create_command_encoder(&Default::default());
+        if let Some(t) = &self.timestamps {
+            encoder.write_timestamp(&t.queries, 0);
+        }
         for _ in 0..batch {
             record(&mut encoder);
+        }
+        if let Some(t) = &self.timestamps {
+            encoder.write_timestamp(&t.queries, 1);
+            encoder.resolve_query_set(&t.queries, 0..2, &t.resolved, 0);
+            encoder.copy_buffer_to_buffer(&t.resolved, 0, &t.readback, 0, 16);
         }
         let start = Instant::now();
         self.gpu.queue().submit([encoder.finish()]);
         device
             .poll(wgpu::PollType::wait_indefinitely())
             .expect("poll failed");
-        start.elapsed().as_secs_f64() / f64::from(batch)
+        let wall = start.elapsed().as_secs_f64();
+        let seconds = match &self.timestamps {
+            Some(t) => t.read(&self.gpu),
+            None => wall,
+        };
+        seconds / f64::from(batch)
     }
 
     /// Seconds per run of each of `runs` in each round: the rounds alternate
@@ -624,6 +645,80 @@ impl Bench {
     }
 }
 
+/// The adapter `Gpu::new` opens, with its device asked also for timestamp queries
+/// inside encoders where the adapter has them.
+fn open_gpu() -> Result<Gpu, revseq::Error> {
+    let adapter = pollster::block_on(revseq::adapter_from_env())?;
+    let wanted = wgpu::Features::SHADER_INT64
+        | wgpu::Features::SUBGROUP
+        | wgpu::Features::TIMESTAMP_QUERY
+        | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS;
+    let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+        label: Some("revseq bench"),
+        required_features: adapter.features() & wanted,
+        required_limits: adapter.limits(),
+        ..Default::default()
+    }))
+    .map_err(|e| revseq::Error::RequestDevice {
+        adapter: adapter.get_info().name,
+        message: e.to_string(),
+    })?;
+    Ok(Gpu::from_wgpu(device, queue))
+}
+
+/// A pair of timestamp queries and the buffers their values pass through.
+struct Timestamps {
+    queries: wgpu::QuerySet,
+    resolved: wgpu::Buffer,
+    readback: wgpu::Buffer,
+    /// Nanoseconds per tick.
+    period: f64,
+}
+
+impl Timestamps {
+    fn new(gpu: &Gpu) -> Option<Timestamps> {
+        let device = gpu.device();
+        let needed =
+            wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS;
+        if !device.features().contains(needed) {
+            return None;
+        }
+        let buffer = |usage| {
+            device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("bench timestamps"),
+                size: 16,
+                usage,
+                mapped_at_creation: false,
+            })
+        };
+        Some(Timestamps {
+            queries: device.create_query_set(&wgpu::QuerySetDescriptor {
+                label: Some("bench timestamps"),
+                ty: wgpu::QueryType::Timestamp,
+                count: 2,
+            }),
+            resolved: buffer(wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC),
+            readback: buffer(wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST),
+            period: f64::from(gpu.queue().get_timestamp_period()),
+        })
+    }
+
+    /// Seconds between the two timestamps of the batch just waited on.
+    fn read(&self, gpu: &Gpu) -> f64 {
+        self.readback
+            .map_async(wgpu::MapMode::Read, .., |r| r.expect("map failed"));
+        gpu.device()
+            .poll(wgpu::PollType::wait_indefinitely())
+            .expect("poll failed");
+        let ticks: [u64; 2] = {
+            let view = self.readback.get_mapped_range(..).expect("mapped range");
+            bytemuck::pod_read_unaligned(&view[..16])
+        };
+        self.readback.unmap();
+        ticks[1].saturating_sub(ticks[0]) as f64 * self.period * 1e-9
+    }
+}
+
 /// Device tensors and the host bytes they were filled from.
 struct Prepared {
     input: wgpu::Buffer,
@@ -777,9 +872,20 @@ fn write_json(
     std::fs::write(path, json).unwrap_or_else(|e| panic!("writing {path}: {e}"));
 }
 
+/// MiB a tensor takes: `--mib`, else 16 on a CPU adapter and 256 on a GPU, so that
+/// a GPU's timings measure its memory, not its L2 cache (50 MB on an H100).
+fn mib(args: &Args, info: &wgpu::AdapterInfo) -> u64 {
+    args.mib
+        .unwrap_or(if info.device_type == wgpu::DeviceType::Cpu {
+            16
+        } else {
+            256
+        })
+}
+
 /// `--gpu-model`: the rows under the SIMT model, and whether each meets its target.
 fn gpu_model(bench: &Bench, args: &Args, info: &wgpu::AdapterInfo) {
-    let bytes = args.mib << 20;
+    let bytes = args.mib.unwrap_or(16) << 20;
     println!(
         "GPU model of memory traffic, from the trace build of the real kernels (not a timing): warps of 32 invocations \
          and 32-byte sectors under Tuning::Gpu (w64: warps of 64), Tuning::Cpu beside it; loads, stores = sector \
@@ -789,6 +895,8 @@ fn gpu_model(bench: &Bench, args: &Args, info: &wgpu::AdapterInfo) {
     gpu_model::print_header();
     let copy = gpu_model::copy_kernel(&bench.gpu, bytes);
     gpu_model::print_row("16B", "copy (1 vector)", &copy, "");
+    let strided = gpu_model::strided_copy(&bench.gpu, bytes);
+    gpu_model::print_row("16B", "copy, 1B strided", &strided, "");
     let wanted = |list: &[String], item: &str| list.is_empty() || list.iter().any(|l| l == item);
     let mut rows = Vec::new();
     for data_type in WIDTHS {
@@ -859,7 +967,16 @@ fn main() {
         gpu_model(&bench, &args, &info);
         return;
     }
-    let bytes = args.mib << 20;
+    let bytes = mib(&args, &info) << 20;
+    println!(
+        "{} MiB tensors, timed by {}",
+        bytes >> 20,
+        if bench.timestamps.is_some() {
+            "the device's timestamps"
+        } else {
+            "the host's clock around each submit"
+        }
+    );
     // The yardstick sets every ratio, so it is chosen over five times a row's time:
     // over 0.6 s the choice moved from run to run on lavapipe (4 vectors per
     // invocation, 4 or 8 interleaved over 8, in three runs), as the machine's load

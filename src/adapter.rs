@@ -3,11 +3,14 @@
 
 use crate::Error;
 
-/// The adapter `Gpu::new` opens. `WGPU_BACKEND` names the backends to search;
-/// without it the primary backends (Vulkan, Metal, DX12, the browser's WebGPU) come
-/// first and GL only when they have nothing, because probing GL through EGL prints
-/// to stderr on a machine without a display.
-pub(crate) async fn find_adapter() -> Result<wgpu::Adapter, Error> {
+/// The adapter [`Gpu::new_async`](crate::Gpu::new_async) opens, for callers who
+/// make the device themselves (with more features, say) and pass it to
+/// [`Gpu::from_wgpu`](crate::Gpu::from_wgpu). `WGPU_BACKEND` names the backends to
+/// search; without it the primary backends (Vulkan, Metal, DX12, the browser's
+/// WebGPU) come first and GL only when they have nothing, because probing GL
+/// through EGL prints to stderr on a machine without a display.
+/// `WGPU_ADAPTER_NAME` picks by name and `WGPU_POWER_PREF` by power preference.
+pub async fn adapter_from_env() -> Result<wgpu::Adapter, Error> {
     let tiers = match wgpu::Backends::from_env() {
         Some(backends) => vec![backends],
         None => vec![wgpu::Backends::PRIMARY, wgpu::Backends::SECONDARY],

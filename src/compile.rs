@@ -99,7 +99,6 @@ fn plan_pieces(
             signed_lengths: desc.sequence_lengths.data_type().is_signed_integer(),
             access_bits: fields.access_bits,
             share_lengths: fields.share_lengths,
-            wide_multiply: device.int64,
         }
     };
     let fast = |piece: &Dispatch| {

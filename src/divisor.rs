@@ -4,8 +4,7 @@
 //! register, and x86 has no vector integer division: lavapipe divides channel by
 //! channel, eight scalar divides a group. A multiply-high and two shifts stay in
 //! the vector registers (docs/general.md has what it bought). A GPU divides in
-//! software too, in tens of instructions; the multiply-high is one instruction
-//! where the device has 64-bit integers (`shaders/shared/mul_high_u64.wgsl`).
+//! software too, in tens of instructions.
 //!
 //! The method is Granlund and Montgomery's (Hacker's Delight, 10-8): with
 //! `l = ceil(log2 d)` and `m = floor(2^32 (2^l - d) / d) + 1`, which fits 32 bits,

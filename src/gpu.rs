@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use crate::adapter::find_adapter;
+use crate::adapter::adapter_from_env;
 use crate::dtype::{Element, SequenceLength};
 use crate::pipeline::PipelineCache;
 #[cfg(not(target_arch = "wasm32"))]
@@ -75,13 +75,13 @@ impl Gpu {
     /// # }
     /// ```
     pub async fn new_async() -> Result<Gpu, Error> {
-        let adapter = find_adapter().await?;
+        let adapter = adapter_from_env().await?;
         let (device, queue) = adapter
             .request_device(&wgpu::DeviceDescriptor {
                 label: Some("revseq"),
-                // 64-bit integers where the adapter has them: the divisions take
-                // one multiply, and on a CPU adapter most vector kernels move
-                // their vectors as 64-bit words (`tuning::access_bits`).
+                // 64-bit integers where the adapter has them: on a CPU adapter
+                // most vector kernels move their vectors as 64-bit words, and
+                // divide with one multiply (`tuning::access_bits`).
                 // Subgroups too: there `rows` invocations of one row share its
                 // length (`tuning::shared_lengths`).
                 required_features: adapter.features()
@@ -99,9 +99,8 @@ impl Gpu {
 
     /// Wraps a device the caller owns. The kernels need no optional feature and
     /// only the default limits; larger limits allow larger tensors.
-    /// [`wgpu::Features::SHADER_INT64`] makes the kernels' divisions one multiply
-    /// ([`PipelineKey::wide_multiply`](crate::shaders::PipelineKey::wide_multiply))
-    /// and lets a CPU adapter move most vectors as 64-bit words, faster there
+    /// [`wgpu::Features::SHADER_INT64`] lets a CPU adapter move most vectors as
+    /// 64-bit words, faster there
     /// ([`PipelineKey::access_bits`](crate::shaders::PipelineKey::access_bits)), as
     /// does [`wgpu::Features::SUBGROUP`] on one whose subgroups are 8 invocations
     /// ([`PipelineKey::share_lengths`](crate::shaders::PipelineKey::share_lengths)).

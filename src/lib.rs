@@ -46,6 +46,7 @@ pub mod trace;
 mod tuning;
 mod window;
 
+pub use adapter::adapter_from_env;
 pub use compiled::CompiledReverse;
 pub use dtype::{DataType, Element, SequenceLength};
 pub use error::{Error, TensorRole};

@@ -205,7 +205,8 @@ pub struct Source {
     /// `rows/own_length.wgsl`).
     pub shared_lengths: bool,
     /// Whether the divisions' multiply-high is one 64-bit multiply (`mul_high`:
-    /// `shared/mul_high_u64.wgsl`, else `shared/mul_high_halves.wgsl`).
+    /// `shared/mul_high_u64.wgsl`, else `shared/mul_high_halves.wgsl`): the
+    /// kernels on 64-bit words, where it measured faster on lavapipe.
     pub wide_multiply: bool,
 }
 
@@ -348,9 +349,6 @@ pub struct PipelineKey {
     /// operations (2, 4 or 8; a CPU adapter with 8-invocation subgroups); 1 where
     /// each loads its own.
     pub share_lengths: u32,
-    /// Whether the kernel divides with one 64-bit multiply: the device has
-    /// [`wgpu::Features::SHADER_INT64`].
-    pub wide_multiply: bool,
 }
 
 impl PipelineKey {
@@ -361,7 +359,8 @@ impl PipelineKey {
             kernel,
             storage,
             shared_lengths: self.share_lengths > 1,
-            wide_multiply: self.wide_multiply || storage == Storage::U64,
+            // Kernels on 64-bit words have 64-bit integers to multiply with.
+            wide_multiply: storage == Storage::U64,
         }
     }
 
@@ -379,7 +378,7 @@ impl PipelineKey {
     }
 
     /// Every key the cache can build: each family's kernels for every element
-    /// width, rank and axis it takes, length type, and multiply.
+    /// width, rank and axis it takes, and length type.
     pub fn all() -> impl Iterator<Item = PipelineKey> {
         kernels::keys().flat_map(|key| {
             (1..=MAX_RANK as u32)
@@ -399,18 +398,6 @@ impl PipelineKey {
                             ..key
                         },
                     )
-                })
-                .flat_map(|key| {
-                    // 64-bit words come only with a device that has 64-bit integers.
-                    let multiplies: &[bool] = if key.access_bits == 64 {
-                        &[true]
-                    } else {
-                        &[false, true]
-                    };
-                    multiplies.iter().map(move |&wide_multiply| PipelineKey {
-                        wide_multiply,
-                        ..key
-                    })
                 })
         })
     }

@@ -141,24 +141,53 @@ pub(crate) fn model_row(
 /// The yardstick under the model: a copy of one 16-byte vector an invocation,
 /// neighbours on neighbours, through the same storage functions.
 pub(crate) fn copy_kernel(gpu: &Gpu, bytes: u64) -> Vec<Figures> {
-    let wgsl = "#import shared/params
+    traced_copy(
+        gpu,
+        "store_vec(id, load_vec(id));",
+        bytes,
+        bytes,
+        bytes / 16,
+    )
+}
+
+/// The same copy of the benchmark's 1-byte `strided` rows (64 bytes at a pitch of
+/// 80 in the input, 96 in the output), one vector an invocation: what moving just
+/// the tensor's bytes costs, whatever the kernel.
+pub(crate) fn strided_copy(gpu: &Gpu, bytes: u64) -> Vec<Figures> {
+    let body = "let row = id / 4u;
+    store_vec(row * 6u + id % 4u, load_vec(row * 5u + id % 4u));";
+    traced_copy(gpu, body, bytes / 64 * 80, bytes / 64 * 96, bytes / 16)
+}
+
+/// Traces `body` (after `let id = invocation_index(..)`) over `invocations`.
+fn traced_copy(
+    gpu: &Gpu,
+    body: &str,
+    input_bytes: u64,
+    output_bytes: u64,
+    invocations: u64,
+) -> Vec<Figures> {
+    let wgsl = format!(
+        "#import shared/params
 #import storage
 @compute @workgroup_size(256)
 fn main(
     @builtin(workgroup_id) group: vec3<u32>,
     @builtin(num_workgroups) groups: vec3<u32>,
     @builtin(local_invocation_index) local: u32,
-) {
+) {{
     let id = invocation_index(group, groups, local);
-    store_vec(id, load_vec(id));
-}";
-    let groups = (bytes / 16 / 256) as u32;
+    {body}
+}}"
+    );
+    let groups = (invocations / 256) as u32;
     let x = groups.min(65535);
-    let input = vec![1u8; bytes as usize];
+    let input = vec![1u8; input_bytes as usize];
+    let bytes = output_bytes;
     let every = (groups / SAMPLED_WORKGROUPS).max(1);
     let trace = trace_wgsl(
         gpu,
-        wgsl,
+        &wgsl,
         Storage::Vec4,
         &[],
         [x, groups.div_ceil(x)],

@@ -5,7 +5,8 @@
 // band's element lengths beside it; after a barrier each invocation builds output
 // vectors from the tile, element by element, and stores them in the order it
 // loaded them. Every access to the tensors is then a whole 16-byte vector beside
-// its neighbours', where `gather` loads each element from its own mirrored row.
+// its neighbours', where `gather` loads each element from its own mirrored row
+// (docs/gpu-model.md).
 #import shared/element_lengths
 
 // Words of the tile, and elements whose lengths it keeps (`kernels/tile.rs`).

@@ -205,7 +205,7 @@ pub(crate) fn constants(key: &PipelineKey, constants: &mut Vec<(&'static str, f6
     }
 }
 
-/// Every family's keys, with rank, axis, length type and multiply left to fill.
+/// Every family's keys, with rank, axis and length type left to fill.
 pub(crate) fn keys() -> impl Iterator<Item = PipelineKey> {
     general::keys()
         .chain(rows::keys())
@@ -242,7 +242,6 @@ fn family_keys(
                         signed_lengths: false,
                         access_bits,
                         share_lengths: 1,
-                        wide_multiply: false,
                     })
             })
         })
