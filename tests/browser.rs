@@ -137,10 +137,11 @@ async fn onnx_examples() {
 }
 
 /// Every data type (so every element width) with every length type, on layouts that
-/// select every kernel variant, against the reference.
+/// select every kernel variant under one tuning or the other (the browser's
+/// SwiftShader adapter is a CPU; a GPU's tuning runs `tile`), against the reference.
 #[wasm_bindgen_test]
 async fn every_width_and_length_type_matches_the_reference() {
-    let gpu = gpu().await;
+    let browser = gpu().await;
     // (sizes, axis, strides of the lengths tensor): the axis outermost, in the
     // middle and innermost; lengths broadcast along the inner dimension, as ONNX
     // has them; and rows of 3 elements, too short for a vector.
@@ -152,41 +153,46 @@ async fn every_width_and_length_type_matches_the_reference() {
         ([5, 7, 3], 1, None),
     ];
     let mut variants = std::collections::BTreeSet::new();
-    for (seed, data_type) in DataType::ALL.into_iter().enumerate() {
-        for length_type in LENGTH_TYPES {
-            for (sizes, axis, length_strides) in layouts {
-                let mut length_sizes = sizes;
-                length_sizes[axis as usize] = 1;
-                let mut lengths_desc = TensorDesc::new(length_type, &length_sizes);
-                if let Some(strides) = length_strides {
-                    lengths_desc = lengths_desc.with_strides(&strides);
+    for gpu in [
+        browser.with_tuning(revseq::Tuning::Cpu),
+        browser.with_tuning(revseq::Tuning::Gpu),
+    ] {
+        for (seed, data_type) in DataType::ALL.into_iter().enumerate() {
+            for length_type in LENGTH_TYPES {
+                for (sizes, axis, length_strides) in layouts {
+                    let mut length_sizes = sizes;
+                    length_sizes[axis as usize] = 1;
+                    let mut lengths_desc = TensorDesc::new(length_type, &length_sizes);
+                    if let Some(strides) = length_strides {
+                        lengths_desc = lengths_desc.with_strides(&strides);
+                    }
+                    let desc = ReverseSubsequences::new(
+                        TensorDesc::new(data_type, &sizes),
+                        lengths_desc,
+                        TensorDesc::new(data_type, &sizes),
+                        axis,
+                    );
+                    let n = i64::from(sizes[axis as usize]);
+                    let slots = desc.sequence_lengths.min_size_in_bytes()
+                        / u64::from(length_type.size_in_bytes());
+                    // Nothing, part, all, past the axis and (signed types) negative.
+                    let lengths: Vec<u8> = (0..slots as i64)
+                        .flat_map(|lane| {
+                            let value = match lane % 5 {
+                                0 => 0,
+                                1 => lane % n,
+                                2 => n,
+                                3 => n + 7,
+                                _ if matches!(length_type, DataType::Int32 | DataType::Int64) => -3,
+                                _ => n / 2,
+                            };
+                            length(length_type, value)
+                        })
+                        .collect();
+                    let input = bytes(seed as u64, desc.input.min_size_in_bytes() as usize);
+                    assert_matches_reference(&gpu, &desc, &input, &lengths).await;
+                    variants.insert(gpu.compile_async(&desc).await.unwrap().variant().name());
                 }
-                let desc = ReverseSubsequences::new(
-                    TensorDesc::new(data_type, &sizes),
-                    lengths_desc,
-                    TensorDesc::new(data_type, &sizes),
-                    axis,
-                );
-                let n = i64::from(sizes[axis as usize]);
-                let slots = desc.sequence_lengths.min_size_in_bytes()
-                    / u64::from(length_type.size_in_bytes());
-                // Nothing, part, all, past the axis and (signed types) negative.
-                let lengths: Vec<u8> = (0..slots as i64)
-                    .flat_map(|lane| {
-                        let value = match lane % 5 {
-                            0 => 0,
-                            1 => lane % n,
-                            2 => n,
-                            3 => n + 7,
-                            _ if matches!(length_type, DataType::Int32 | DataType::Int64) => -3,
-                            _ => n / 2,
-                        };
-                        length(length_type, value)
-                    })
-                    .collect();
-                let input = bytes(seed as u64, desc.input.min_size_in_bytes() as usize);
-                assert_matches_reference(&gpu, &desc, &input, &lengths).await;
-                variants.insert(gpu.compile_async(&desc).await.unwrap().variant().name());
             }
         }
     }
