@@ -206,7 +206,7 @@ pub struct Source {
     pub shared_lengths: bool,
     /// Whether the divisions' multiply-high is one 64-bit multiply (`mul_high`:
     /// `shared/mul_high_u64.wgsl`, else `shared/mul_high_halves.wgsl`): the
-    /// kernels on 64-bit words, where it measured faster on lavapipe.
+    /// kernels on 64-bit words, where it is faster on a CPU adapter (docs/general.md).
     pub wide_multiply: bool,
 }
 

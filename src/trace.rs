@@ -122,6 +122,25 @@ pub fn trace_wgsl(
     )
 }
 
+/// A kernel for [`trace_wgsl`]: `body` after `let id = invocation_index(..)` in an
+/// entry point of 256 invocations a workgroup, with `shared/params` and the
+/// `storage` slot imported (`load_vec(id)`, `store_word(id, ..)` and the like).
+pub fn kernel_wgsl(body: &str) -> String {
+    format!(
+        "#import shared/params
+#import storage
+@compute @workgroup_size(256)
+fn main(
+    @builtin(workgroup_id) group: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+    @builtin(local_invocation_index) local: u32,
+) {{
+    let id = invocation_index(group, groups, local);
+    {body}
+}}"
+    )
+}
+
 /// One dispatch to trace.
 struct Traced<'a> {
     params: wgpu::BindingResource<'a>,

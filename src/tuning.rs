@@ -186,7 +186,7 @@ pub(crate) fn access_bits(
 /// whose subgroups are [`SHARED_SUBGROUP`] invocations, for 1- to 4-byte elements
 /// on 64-bit words, the largest power of two that divides the row's `per_row`
 /// invocations, up to a subgroup; 1 (each loads its own) anywhere else, where it
-/// measured no gain.
+/// gains nothing (docs/performance.md).
 pub(crate) fn shared_lengths(
     device: &Device,
     per_row: u32,

@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 
 use revseq::shaders::Storage;
 use revseq::simt::{Model, Report};
-use revseq::trace::trace_wgsl;
+use revseq::trace::{kernel_wgsl, trace_wgsl};
 use revseq::{reference, Gpu, ReverseSubsequences, Tuning};
 
 /// Workgroups a trace records, about: spread over the whole dispatch.
@@ -167,19 +167,7 @@ fn traced_copy(
     output_bytes: u64,
     invocations: u64,
 ) -> Vec<Figures> {
-    let wgsl = format!(
-        "#import shared/params
-#import storage
-@compute @workgroup_size(256)
-fn main(
-    @builtin(workgroup_id) group: vec3<u32>,
-    @builtin(num_workgroups) groups: vec3<u32>,
-    @builtin(local_invocation_index) local: u32,
-) {{
-    let id = invocation_index(group, groups, local);
-    {body}
-}}"
-    );
+    let wgsl = kernel_wgsl(body);
     let groups = (invocations / 256) as u32;
     let x = groups.min(65535);
     let input = vec![1u8; input_bytes as usize];

@@ -4,7 +4,7 @@
 
 use revseq::shaders::Storage;
 use revseq::simt::{Model, Report};
-use revseq::trace::trace_wgsl;
+use revseq::trace::{kernel_wgsl, trace_wgsl};
 use revseq::{DataType, ReverseSubsequences, TensorDesc, Tuning};
 
 use crate::support::{gpu, Rng};
@@ -12,19 +12,7 @@ use crate::support::{gpu, Rng};
 /// Runs `body` (the statements after `let id = invocation_index(..)`) over 4
 /// workgroups of 256 invocations, every workgroup traced, and models it at warp 32.
 fn model(storage: Storage, body: &str, input_bytes: usize, output_bytes: u64) -> Report {
-    let wgsl = format!(
-        "#import shared/params
-#import storage
-@compute @workgroup_size(256)
-fn main(
-    @builtin(workgroup_id) group: vec3<u32>,
-    @builtin(num_workgroups) groups: vec3<u32>,
-    @builtin(local_invocation_index) local: u32,
-) {{
-    let id = invocation_index(group, groups, local);
-    {body}
-}}"
-    );
+    let wgsl = kernel_wgsl(body);
     let input: Vec<u8> = (0..input_bytes).map(|i| i as u8).collect();
     let trace = trace_wgsl(gpu(), &wgsl, storage, &[], [4, 1], &input, output_bytes, 1).unwrap();
     Model::new(32).analyze(&trace.accesses)
