@@ -144,25 +144,19 @@ impl Plan {
         }
     }
 
-    /// Workgroups of the dispatch, before folding.
+    /// Workgroups of the dispatch, before folding: one per band of a run for
+    /// `tile`, else enough for the invocations with work (at most one per output
+    /// element or word of one window, so below 2^32).
     pub(crate) fn workgroups(&self) -> u32 {
-        match self {
-            Plan::Tile(p) => p.workgroups,
-            _ => self.invocations().div_ceil(WORKGROUP_SIZE),
-        }
-    }
-
-    /// Invocations with work (at most one per output element or word of one
-    /// window, so below 2^32).
-    pub(crate) fn invocations(&self) -> u32 {
-        match self {
+        let invocations = match self {
+            Plan::Tile(p) => return p.workgroups,
             Plan::General(p) => p.invocations,
             Plan::Rows(p) => p.invocations,
             Plan::Runs(p) => p.invocations,
             Plan::Gather(p) => p.invocations,
-            Plan::Tile(p) => p.workgroups.saturating_mul(WORKGROUP_SIZE),
             Plan::Columns(p) => p.invocations,
-        }
+        };
+        invocations.div_ceil(WORKGROUP_SIZE)
     }
 
     /// Writes the family's fields of the layout uniform.
