@@ -31,7 +31,10 @@ fn every_readme_snippet_is_an_excerpt_of_code_that_runs() {
     let root = env!("CARGO_MANIFEST_DIR");
     let readme = std::fs::read_to_string(format!("{root}/README.md")).unwrap();
     let mut sources = Vec::new();
-    for dir in ["examples", "src"] {
+    // revseq-burn's folders are in the repository, not in revseq's package.
+    let burn = std::path::Path::new(root).join("revseq-burn").exists();
+    let dirs = ["examples", "src", "revseq-burn/examples", "revseq-burn/src"];
+    for dir in dirs.into_iter().take(if burn { 4 } else { 2 }) {
         for entry in std::fs::read_dir(format!("{root}/{dir}")).unwrap() {
             let path = entry.unwrap().path();
             if path.extension().is_some_and(|e| e == "rs") {
