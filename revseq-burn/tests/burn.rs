@@ -644,3 +644,30 @@ fn a_wgpu_device_revseq_did_not_create_is_named() {
     assert!(matches!(err, Error::UnregisteredDevice { .. }), "{err}");
     assert!(err.to_string().contains("revseq_burn::init"), "{err}");
 }
+
+#[test]
+fn threads_share_tensors_across_burn_streams() {
+    // burn gives each thread a stream of its own; the lengths and the input are
+    // written on this thread and reversed on others.
+    let mut rng = Rng(9);
+    let shape = [3usize, 40, 5];
+    let data = values(DType::F32, &shape, &mut rng);
+    let host: Vec<f32> = data.try_to_vec().unwrap();
+    let lens_host = [40i64, 13, 1];
+    let x = Tensor::<3>::from_data(data, options(DType::F32)) + 0.0;
+    let lens = Tensor::<1, Int>::from_data(TensorData::new(lens_host.to_vec(), [3]), device());
+    let workers: Vec<_> = (0..4)
+        .map(|t| {
+            let (x, lens) = (x.clone(), lens.clone());
+            std::thread::spawn(move || {
+                let y = reverse_sequence(x * (t as f32 + 1.0), lens, 0, 1).unwrap();
+                y.into_data().try_to_vec::<f32>().unwrap()
+            })
+        })
+        .collect();
+    for (t, worker) in workers.into_iter().enumerate() {
+        let scaled: Vec<f32> = host.iter().map(|v| v * (t as f32 + 1.0)).collect();
+        let expected = reference::reverse_sequence(&scaled, &shape, &lens_host, 0, 1).unwrap();
+        assert_eq!(worker.join().unwrap(), expected, "thread {t}");
+    }
+}
