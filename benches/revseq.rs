@@ -8,8 +8,9 @@
 //!   whose L2 cache holds tensors of tens of MiB);
 //! - `--seconds S`: seconds of timing per row (default 0.6);
 //! - `--json PATH`: also write every row, with the adapter, as JSON;
-//! - `--sweep`: time 4-byte `innermost` from 1 MiB up to the largest tensor the
-//!   adapter takes, instead of the table;
+//! - `--sweep`: instead of the table, 4-byte `innermost`, `onnx-time-major` and
+//!   `outermost` from 1 MiB up to the largest tensor the adapter takes, bound 128 MiB
+//!   at a time, each timed beside the same layout at 64 MiB in one dispatch;
 //! - `--layout NAME`, `--width BYTES` (each repeatable): only these rows;
 //! - `--gpu-model`: instead of timing, every row (and rows that need the general
 //!   kernels) under the SIMT model of memory traffic, from the trace build of the
@@ -771,6 +772,68 @@ impl Bench {
     }
 }
 
+/// `--sweep`: 4-byte layouts from 1 MiB, doubling, up to the largest tensor the
+/// adapter takes, on bindings of 128 MiB (windowed past them), each verified and
+/// timed alternately with the same layout at 64 MiB in one dispatch. Prints GB/s and
+/// the time per byte ÷ the 64 MiB figure's; whether every row matched the reference.
+fn sweep(bench: &Bench, args: &Args) -> bool {
+    const BINDING: u64 = 128 << 20;
+    const BASE: u64 = 64 << 20;
+    let largest = bench.gpu.device().limits().max_buffer_size.min(1 << 33);
+    let windowed_gpu = bench.gpu.with_max_binding(BINDING);
+    println!(
+        "sweep: 4-byte tensors up to {} MiB (max_buffer_size), bound {} MiB at a time; t/byte ÷ 64 MiB = time per byte ÷ the same layout's at 64 MiB in one dispatch, alternated in the same run",
+        largest >> 20,
+        BINDING >> 20
+    );
+    println!(
+        "{:<16} {:>9} {:<7} {:>10} {:>11} {:>8} {:>16}  verified",
+        "layout", "MiB", "variant", "dispatches", "scratch MiB", "GB/s", "t/byte ÷ 64 MiB"
+    );
+    let wanted = |l: &str| args.layouts.is_empty() || args.layouts.iter().any(|w| w == l);
+    let mut all_verified = true;
+    for layout in ["innermost", "onnx-time-major", "outermost"]
+        .into_iter()
+        .filter(|l| wanted(l))
+    {
+        let base_desc = descriptor(layout, DataType::Float32, (BASE / 4) as u32);
+        let base = bench.gpu.compile(&base_desc).expect("compile");
+        assert_eq!(base.dispatch_count(), 1, "64 MiB in one dispatch");
+        let base_tensors = bench.prepare(&base_desc);
+        let base_op = Bench::op(&base, &base_tensors);
+        // Doubling from 1 MiB, then the largest whole MiB the adapter takes.
+        let mut sizes: Vec<u64> = (0..)
+            .map(|k| 1u64 << (20 + k))
+            .take_while(|&s| s <= largest)
+            .collect();
+        if sizes.last() != Some(&(largest >> 20 << 20)) {
+            sizes.push(largest >> 20 << 20);
+        }
+        for size in sizes {
+            let desc = descriptor(layout, DataType::Float32, (size / 4) as u32);
+            let op = windowed_gpu.compile(&desc).expect("compile");
+            let tensors = bench.prepare(&desc);
+            let record = Bench::op(&op, &tensors);
+            let verified = bench.verify(&desc, &tensors, &record);
+            all_verified &= verified;
+            let times = bench.time(args.seconds, &[&base_op, &record]);
+            let ratio = (times[1] / size as f64) / (times[0] / BASE as f64);
+            println!(
+                "{:<16} {:>9} {:<7} {:>10} {:>11} {:>8.2} {:>15.2}×  {}",
+                layout,
+                size >> 20,
+                op.variant().name(),
+                op.dispatch_count(),
+                op.scratch_bytes() >> 20,
+                size as f64 / times[1] / 1e9,
+                ratio,
+                if verified { "yes" } else { "NO" }
+            );
+        }
+    }
+    all_verified
+}
+
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
     v[v.len() / 2]
@@ -967,6 +1030,13 @@ fn main() {
         gpu_model(&bench, &args, &info);
         return;
     }
+    if args.sweep {
+        if !sweep(&bench, &args) {
+            eprintln!("some rows differ from the reference");
+            std::process::exit(1);
+        }
+        return;
+    }
     let bytes = mib(&args, &info) << 20;
     println!(
         "{} MiB tensors, timed by {}",
@@ -990,37 +1060,21 @@ fn main() {
 
     let wanted = |list: &[String], item: &str| list.is_empty() || list.iter().any(|l| l == item);
     let mut rows = Vec::new();
-    if args.sweep {
-        // 4-byte innermost from 1 MiB, doubling, up to the largest tensor the
-        // adapter takes (its buffer limit; past its binding limit, windowed), as
-        // long as the host holds the reference's copies.
-        let limits = bench.gpu.device().limits();
-        let largest = limits.max_buffer_size.min(1 << 31);
-        let mut size = 1u64 << 20;
-        while size <= largest {
-            let desc = descriptor("innermost", DataType::Float32, (size / 4) as u32);
-            let row = bench.row("innermost", &desc, copy, args.seconds);
+    for data_type in WIDTHS {
+        let width = data_type.size_in_bytes();
+        if !args.widths.is_empty() && !args.widths.contains(&width) {
+            continue;
+        }
+        let elements = (bytes / u64::from(width)) as u32;
+        for layout in LAYOUTS.into_iter().filter(|l| wanted(&args.layouts, l)) {
+            let desc = descriptor(layout, data_type, elements);
+            let row = bench.row(layout, &desc, copy, args.seconds);
             print_row(&row);
             rows.push(row);
-            size *= 2;
-        }
-    } else {
-        for data_type in WIDTHS {
-            let width = data_type.size_in_bytes();
-            if !args.widths.is_empty() && !args.widths.contains(&width) {
-                continue;
-            }
-            let elements = (bytes / u64::from(width)) as u32;
-            for layout in LAYOUTS.into_iter().filter(|l| wanted(&args.layouts, l)) {
-                let desc = descriptor(layout, data_type, elements);
-                let row = bench.row(layout, &desc, copy, args.seconds);
-                print_row(&row);
-                rows.push(row);
-            }
         }
     }
     let mut windowed = Vec::new();
-    if !args.sweep {
+    {
         // 4-byte layouts with bindings of a quarter of the tensor, beside the same
         // layouts in one dispatch.
         let window = bytes / 4;

@@ -10,6 +10,7 @@ use crate::layout::Layout;
 use crate::params::{Params, PARAMS_SIZE};
 use crate::scope::capture;
 use crate::shaders::PipelineKey;
+use crate::tuning;
 use crate::window::{self, Dispatch};
 use crate::{Error, Gpu, ReverseSubsequences, TensorRole, Variant};
 
@@ -26,6 +27,7 @@ pub(crate) async fn compile(
     let dispatches = fold_dispatches(&plans, &pieces, &limits, bytes[2])?;
     let params = layout_uniform(gpu, &plans, &pieces, &layout, &limits).await?;
     let pipeline = gpu.pipeline(key).await?;
+    let scratch = scratch_buffers(gpu, &pieces).await?;
     Ok(CompiledReverse {
         gpu: gpu.clone(),
         desc: desc.clone(),
@@ -36,7 +38,42 @@ pub(crate) async fn compile(
         dispatches,
         offset_alignment: u64::from(limits.min_storage_buffer_offset_alignment),
         bytes,
+        scratch,
     })
+}
+
+/// The scratch buffers staged dispatches run in: one for their input, one for
+/// their output, each as large as the largest piece's.
+async fn scratch_buffers(
+    gpu: &Gpu,
+    pieces: &[Dispatch],
+) -> Result<Option<[wgpu::Buffer; 2]>, Error> {
+    let staged = pieces.iter().filter(|piece| piece.staging.is_some());
+    let Some(sizes) = staged
+        .map(|piece| [piece.windows[0].size, piece.windows[2].size])
+        .reduce(|a, b| [a[0].max(b[0]), a[1].max(b[1])])
+    else {
+        return Ok(None);
+    };
+    let device = gpu.device();
+    let buffer = |label, size| {
+        device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some(label),
+            size,
+            usage: wgpu::BufferUsages::STORAGE
+                | wgpu::BufferUsages::COPY_SRC
+                | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        })
+    };
+    capture(device, "creating the scratch buffers", || {
+        [
+            buffer("revseq::scratch_input", sizes[0]),
+            buffer("revseq::scratch_output", sizes[1]),
+        ]
+    })
+    .await
+    .map(Some)
 }
 
 /// Each tensor's `min_size_in_bytes`, within the device's `max_buffer_size`.
@@ -67,12 +104,18 @@ fn cut_into_windows(
     let element_bytes = desc.input.data_type().size_in_bytes();
     let length_bytes = desc.sequence_lengths.data_type().size_in_bytes();
     let widths = [element_bytes, length_bytes, element_bytes].map(u64::from);
+    // `runs` on a GPU walks pieces of whole positions against each input window,
+    // moving every run once and nothing else: no copies through scratch.
+    let device = gpu.plan_device();
+    let walk = tuning::walk_position_windows(device.tuning)
+        && Plan::new(layout, element_bytes, bytes[2], &device).variant() == Variant::Runs;
     window::split(
         layout,
         widths,
         bytes,
         gpu.max_binding(),
         u64::from(limits.min_storage_buffer_offset_alignment),
+        walk,
     )
 }
 
@@ -99,13 +142,21 @@ fn plan_pieces(
             signed_lengths: desc.sequence_lengths.data_type().is_signed_integer(),
             access_bits: fields.access_bits,
             share_lengths: fields.share_lengths,
+            walk_positions: fields.walk_positions,
         }
     };
+    let walk = pieces.iter().any(|piece| !piece.whole && piece.by_position);
     let fast = |piece: &Dispatch| {
         let plan = Plan::new(&piece.layout, element_bytes, piece.windows[2].size, &device);
         let vector_bytes = u64::from(plan.fields().vector_bytes.max(1));
         let aligned = |shift: u32| u64::from(shift) * u64::from(element_bytes) % vector_bytes == 0;
         let runs_by_position = piece.by_position && plan.variant() == Variant::Runs;
+        // In windowed runs, every piece walks its positions (a whole one over all
+        // of them), so that one pipeline runs them all.
+        let plan = match walk {
+            true => plan.walking_positions(&piece.layout),
+            false => plan,
+        };
         ((piece.whole || runs_by_position) && aligned(piece.shifts[0]) && aligned(piece.shifts[2]))
             .then_some(plan)
     };
@@ -168,6 +219,7 @@ fn fold_dispatches(
             Ok(Recorded {
                 windows: piece.windows,
                 workgroups: [x, y],
+                staging: piece.staging,
             })
         })
         .collect()

@@ -9,7 +9,7 @@ use crate::scope::Scope;
 use crate::scope::{block_on, now_or_never};
 use crate::shaders::PipelineKey;
 use crate::signal;
-use crate::window::Window;
+use crate::window::{Staging, Window};
 use crate::{Error, Gpu, ReverseSubsequences, TensorRole, Variant};
 
 /// An operator compiled for one [`Gpu`]: its pipeline and its layout uniforms, made
@@ -29,6 +29,8 @@ pub struct CompiledReverse {
     pub(crate) offset_alignment: u64,
     /// `min_size_in_bytes` of input, sequence lengths and output.
     pub(crate) bytes: [u64; 3],
+    /// Input and output scratch buffers, for staged dispatches.
+    pub(crate) scratch: Option<[wgpu::Buffer; 2]>,
 }
 
 /// What `record` needs of one dispatch.
@@ -37,6 +39,8 @@ pub(crate) struct Recorded {
     /// Input, sequence lengths and output windows, relative to the caller's bindings.
     pub(crate) windows: [Window; 3],
     pub(crate) workgroups: [u32; 2],
+    /// Where the input and output travel through the scratch buffers.
+    pub(crate) staging: Option<Staging>,
 }
 
 impl CompiledReverse {
@@ -66,6 +70,33 @@ impl CompiledReverse {
         self.dispatches.len()
     }
 
+    /// The usages each tensor's buffer needs: `STORAGE`, and where pieces of a
+    /// tensor past one binding run staged (the reversed axis spanning more than a
+    /// window, see `docs/windows.md`), `COPY_SRC` on the input and `COPY_DST` on
+    /// the output, through which they travel to and from scratch buffers.
+    pub fn buffer_usages(&self, tensor: TensorRole) -> wgpu::BufferUsages {
+        let copy = match tensor {
+            TensorRole::Input => wgpu::BufferUsages::COPY_SRC,
+            TensorRole::SequenceLengths => wgpu::BufferUsages::empty(),
+            TensorRole::Output => wgpu::BufferUsages::COPY_DST,
+        };
+        match self.scratch.is_some() {
+            true => wgpu::BufferUsages::STORAGE | copy,
+            false => wgpu::BufferUsages::STORAGE,
+        }
+    }
+
+    /// Bytes of scratch memory the operator owns: none where every piece reads
+    /// its sources from one window, else two buffers of at most one binding
+    /// window each.
+    pub fn scratch_bytes(&self) -> u64 {
+        self.scratch
+            .iter()
+            .flatten()
+            .map(|buffer| buffer.size())
+            .sum()
+    }
+
     /// Bytes each binding must hold: the tensor's minimum size rounded up to 4.
     pub fn binding_size(&self, tensor: TensorRole) -> u64 {
         self.bytes[tensor as usize].next_multiple_of(4)
@@ -77,9 +108,14 @@ impl CompiledReverse {
     /// [`binding_size`](Self::binding_size) bytes; the output buffer must differ from
     /// both inputs. Bytes of the output binding that no output element addresses are
     /// left as they are. A tensor past one storage binding records
-    /// [`dispatch_count`](Self::dispatch_count) dispatches in one compute pass, each
-    /// binding a window of each buffer; `binding_size` may then exceed the device's
-    /// binding limit (never its `max_buffer_size`).
+    /// [`dispatch_count`](Self::dispatch_count) dispatches, each binding a window of
+    /// each buffer; `binding_size` may then exceed the device's binding limit (never
+    /// its `max_buffer_size`). Where the reversed axis spans more than a window,
+    /// some layouts run staged: each piece's input is copied into the operator's
+    /// own scratch buffers, reversed there, and copied back
+    /// ([`scratch_bytes`](Self::scratch_bytes)), which needs the
+    /// [`buffer_usages`](Self::buffer_usages) `COPY_SRC` on the input and `COPY_DST`
+    /// on the output. Copies and dispatches all go into `encoder`, in order.
     ///
     /// Every rule wgpu checks when binding the tensors is checked here first, so a
     /// live buffer of this device gets an [`Error`] from this call, not from wgpu.
@@ -141,8 +177,13 @@ impl CompiledReverse {
         let alignment = self.offset_alignment;
         for (tensor, binding) in bindings {
             let usage = binding.buffer.usage();
-            if !usage.contains(wgpu::BufferUsages::STORAGE) {
-                return Err(Error::BindingUsage { tensor, usage });
+            let required = self.buffer_usages(tensor);
+            if !usage.contains(required) {
+                return Err(Error::BindingUsage {
+                    tensor,
+                    usage,
+                    required,
+                });
             }
             if binding.offset % alignment != 0 {
                 return Err(Error::BindingMisaligned {
@@ -175,13 +216,20 @@ impl CompiledReverse {
         let device = self.gpu.device();
         let bindings = [&input, &sequence_lengths, &output];
         let bind_group = |(i, dispatch): (usize, &Recorded)| {
-            let window = |binding: usize, w: Window| wgpu::BindGroupEntry {
-                binding: binding as u32 + 1,
-                resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                    buffer: bindings[binding].buffer,
-                    offset: bindings[binding].offset + w.offset,
-                    size: wgpu::BufferSize::new(w.size),
-                }),
+            let window = |binding: usize, w: Window| {
+                // A staged dispatch's input and output windows are in scratch.
+                let (buffer, offset) = match (&self.scratch, dispatch.staging, binding) {
+                    (Some(scratch), Some(_), 0 | 2) => (&scratch[binding / 2], 0),
+                    _ => (bindings[binding].buffer, bindings[binding].offset),
+                };
+                wgpu::BindGroupEntry {
+                    binding: binding as u32 + 1,
+                    resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                        buffer,
+                        offset: offset + w.offset,
+                        size: wgpu::BufferSize::new(w.size),
+                    }),
+                }
             };
             device.create_bind_group(&wgpu::BindGroupDescriptor {
                 label: Some("revseq::bind_group"),
@@ -213,16 +261,55 @@ impl CompiledReverse {
         #[cfg(target_arch = "wasm32")]
         let bind_groups: Vec<wgpu::BindGroup> =
             self.dispatches.iter().enumerate().map(bind_group).collect();
-        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-            label: Some("revseq::reverse_subsequences"),
-            timestamp_writes: None,
-        });
-        pass.set_pipeline(&self.pipeline);
+        let begin = |encoder: &mut wgpu::CommandEncoder| {
+            let mut pass = encoder
+                .begin_compute_pass(&wgpu::ComputePassDescriptor {
+                    label: Some("revseq::reverse_subsequences"),
+                    timestamp_writes: None,
+                })
+                .forget_lifetime();
+            pass.set_pipeline(&self.pipeline);
+            pass
+        };
         // In order: a windowed dispatch may merge into words an earlier one wrote.
+        // Dispatches share one compute pass; a staged one ends it for its copies.
+        let mut pass: Option<wgpu::ComputePass<'static>> = None;
         for (dispatch, bind_group) in self.dispatches.iter().zip(&bind_groups) {
-            if dispatch.workgroups[0] > 0 {
+            if dispatch.workgroups[0] == 0 {
+                continue;
+            }
+            let (Some(staging), Some([scratch_in, scratch_out])) =
+                (dispatch.staging, &self.scratch)
+            else {
+                let pass = pass.get_or_insert_with(|| begin(encoder));
                 pass.set_bind_group(0, bind_group, &[]);
                 pass.dispatch_workgroups(dispatch.workgroups[0], dispatch.workgroups[1], 1);
+                continue;
+            };
+            drop(pass.take());
+            let (segments_in, segments_out) = (staging.input, staging.output);
+            for p in 0..u64::from(staging.positions) {
+                encoder.copy_buffer_to_buffer(
+                    input.buffer,
+                    input.offset + segments_in.origin + p * segments_in.stride,
+                    scratch_in,
+                    p * segments_in.pitch,
+                    segments_in.bytes,
+                );
+            }
+            {
+                let mut pass = begin(encoder);
+                pass.set_bind_group(0, bind_group, &[]);
+                pass.dispatch_workgroups(dispatch.workgroups[0], dispatch.workgroups[1], 1);
+            }
+            for p in 0..u64::from(staging.positions) {
+                encoder.copy_buffer_to_buffer(
+                    scratch_out,
+                    p * segments_out.pitch,
+                    output.buffer,
+                    output.offset + segments_out.origin + p * segments_out.stride,
+                    segments_out.bytes,
+                );
             }
         }
         Ok(())
@@ -320,7 +407,7 @@ impl CompiledReverse {
         let input = storage(
             "revseq::input",
             &input[..in_bytes],
-            wgpu::BufferUsages::empty(),
+            self.buffer_usages(TensorRole::Input),
         );
         let lengths = storage(
             "revseq::sequence_lengths",
@@ -332,14 +419,14 @@ impl CompiledReverse {
             device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("revseq::output"),
                 size: out_size,
-                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+                usage: self.buffer_usages(TensorRole::Output) | wgpu::BufferUsages::COPY_SRC,
                 mapped_at_creation: false,
             })
         } else {
             storage(
                 "revseq::output",
                 &output[..out_bytes],
-                wgpu::BufferUsages::COPY_SRC,
+                self.buffer_usages(TensorRole::Output) | wgpu::BufferUsages::COPY_SRC,
             )
         };
         let staging = device.create_buffer(&wgpu::BufferDescriptor {

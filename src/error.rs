@@ -190,13 +190,17 @@ pub enum Error {
         /// Bytes the binding holds.
         actual: u64,
     },
-    /// A bound buffer was not created with `BufferUsages::STORAGE`.
-    #[error("{tensor}: buffer usage {usage:?} must include STORAGE")]
+    /// A bound buffer lacks a usage the operator needs: `STORAGE` always, and
+    /// `COPY_SRC` (input) or `COPY_DST` (output) where it runs staged
+    /// ([`CompiledReverse::buffer_usages`](crate::CompiledReverse::buffer_usages)).
+    #[error("{tensor}: buffer usage {usage:?} must include {required:?}")]
     BindingUsage {
         /// The tensor.
         tensor: TensorRole,
         /// The buffer's usage.
         usage: wgpu::BufferUsages,
+        /// What it must include.
+        required: wgpu::BufferUsages,
     },
     /// The output buffer is also bound as an input; the operator cannot run in place.
     #[error(
@@ -286,6 +290,16 @@ pub enum Error {
         records: u64,
         /// Accesses the trace buffer holds.
         capacity: u64,
+    },
+    /// [`CompiledReverse::trace`](crate::CompiledReverse::trace) of an operator
+    /// that runs staged: the trace binds the host's bytes as one buffer per
+    /// tensor, and staged pieces need the copies `record` makes.
+    #[error(
+        "trace: the operator runs {staged} staged pieces; trace a tensor that fits fewer windows"
+    )]
+    TraceStaged {
+        /// Its staged pieces.
+        staged: usize,
     },
     /// wgpu reported an error (validation, out of memory, lost device).
     #[error("wgpu reported an error while {context}: {message}")]

@@ -349,6 +349,9 @@ pub struct PipelineKey {
     /// operations (2, 4 or 8; a CPU adapter with 8-invocation subgroups); 1 where
     /// each loads its own.
     pub share_lengths: u32,
+    /// `runs` in windowed dispatches of whole axis positions: each invocation
+    /// walks the positions of its run whose sources the input window holds.
+    pub walk_positions: bool,
 }
 
 impl PipelineKey {

@@ -117,6 +117,15 @@ pub(crate) fn runs_steps(tuning: Tuning, vector_bytes: u32) -> u32 {
     }
 }
 
+/// Whether `runs` whose axis spans several windows walk pairs of position windows
+/// (a GPU: every run moved once, no copies) rather than run staged through
+/// scratch (a CPU adapter: lavapipe ran 2 GiB time-major tensors at 1.9× the
+/// one-dispatch time per byte staged and 3.0× walking, whose pairs each leave
+/// most invocations idle; `docs/windows.md`).
+pub(crate) fn walk_position_windows(tuning: Tuning) -> bool {
+    tuning == Tuning::Gpu
+}
+
 /// The most axis positions a `gather` invocation walks: a few everywhere, since it
 /// loads a column's lengths once for all of them; more for 1- and 2-byte elements
 /// on a CPU, whose vectors hold 16 or 8 lengths.

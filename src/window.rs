@@ -11,21 +11,35 @@
 //! A piece's sources lie in the input region its other coordinates select, over
 //! the whole axis: the lane's length, read on the device, picks the position. When
 //! that region fits one window, one dispatch writes the whole piece, with any kernel
-//! variant. When it does not (the piece holds only part of the axis, or the input's
-//! strides scatter it), the region is cut into windows and the piece runs once per
-//! input window, each dispatch writing only the elements whose source lies in its
-//! window. A source lies in exactly one window, so every element is still written
-//! exactly once. An element a dispatch skips keeps its bytes: the 1- and 2-byte
-//! kernel merges the elements it writes into the words it stores, and the
-//! dispatches of one compute pass run in order, each seeing the writes of those
-//! before it.
+//! variant. When it does not (the axis spans more than a window), there are three
+//! ways, in this order of preference (`docs/windows.md` has their measurements):
+//!
+//! - Walking pairs (`runs`): pieces of whole axis positions, each paired with the
+//!   input windows of whole positions it may read; in each pair every invocation
+//!   walks its run's positions whose source that window holds, so each run moves
+//!   once, and nothing else is touched. No copies; dispatches grow with the square
+//!   of the windows an axis spans (W(W+1)/2 at most).
+//! - Staging ([`Staging`]): pieces that hold the whole axis, whose every position
+//!   is one contiguous segment of input and of output. `record` copies the input
+//!   segments into a scratch buffer, runs the piece there with any variant, and
+//!   copies the output segments back: one dispatch a piece, linear in the tensor,
+//!   at the price of two buffer copies of it. Two scratch buffers, each at most
+//!   one window.
+//! - Scanning pairs: anything else (lanes longer than a window, strided or
+//!   interleaved positions, narrow elements at odd offsets): the piece runs once
+//!   per input window that may hold its sources, each dispatch writing only the
+//!   elements whose source lies in its window. A source lies in exactly one
+//!   window, so every element is still written exactly once. An element a
+//!   dispatch skips keeps its bytes: the 1- and 2-byte kernel merges the elements
+//!   it writes into the words it stores, and the dispatches of one compute pass
+//!   run in order, each seeing the writes of those before it. Only the general
+//!   kernels run these; each dispatch visits its whole piece.
 //!
 //! Input windows hold whole axis positions where one position's sources end
 //! before the next position's begin: a source's position then names its window,
-//! `Runs` (whose runs lie within one position) can skip whole runs, and windows
-//! that no output position of the piece can read from are not dispatched. Where
-//! positions interleave, windows are ranges of input offsets from the piece's
-//! origin, and only the general kernels run.
+//! and windows that no output position of the piece can read from are not
+//! dispatched. Where positions interleave, windows are ranges of input offsets from
+//! the piece's origin.
 
 use crate::layout::{Dim, Layout};
 use crate::{Error, TensorRole};
@@ -72,6 +86,38 @@ pub(crate) struct Dispatch {
     /// Whether the dispatch's sources are chosen by axis position alone, so that
     /// `Runs`, which moves whole runs of one position, can run it.
     pub(crate) by_position: bool,
+    /// Where the piece's input and output are staged through scratch buffers: the
+    /// input and output windows are then ranges of the scratch buffers.
+    pub(crate) staging: Option<Staging>,
+}
+
+/// A staged piece: it holds the whole axis, and each axis position's input and
+/// output are one contiguous segment of the caller's buffers. `record` copies
+/// the input segments into the input scratch buffer, one after the other, runs
+/// the piece there (every source in one window, so any kernel variant), and
+/// copies the output segments back.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Staging {
+    /// Axis positions: segments of each tensor.
+    pub(crate) positions: u32,
+    /// The input's segments.
+    pub(crate) input: Segments,
+    /// The output's segments: exactly the piece's output elements, no other bytes.
+    pub(crate) output: Segments,
+}
+
+/// Segments of one tensor, `positions` of them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Segments {
+    /// Bytes from the caller's binding to the first segment.
+    pub(crate) origin: u64,
+    /// Bytes from one segment to the next in the caller's binding.
+    pub(crate) stride: u64,
+    /// Bytes of one segment: a multiple of 4, as buffer copies need.
+    pub(crate) bytes: u64,
+    /// Bytes from one segment to the next in scratch: `bytes`, or more where the
+    /// piece is padded to whole vectors.
+    pub(crate) pitch: u64,
 }
 
 /// Cuts the operator on `layout` into dispatches. `widths` are the bytes per
@@ -84,9 +130,9 @@ pub(crate) fn split(
     bytes: [u64; 3],
     window: u64,
     align: u64,
+    walk_positions: bool,
 ) -> Result<Vec<Dispatch>, Error> {
     let window = window.min(MAX_WINDOW_BYTES) & !3;
-    let n = layout.dims[layout.axis].size;
     // A tensor without elements binds nothing, however far its lengths or strides
     // reach: one dispatch with no work, which `record` skips.
     if layout.element_count() == 0 || bytes.iter().all(|b| b.next_multiple_of(4) <= window) {
@@ -102,8 +148,36 @@ pub(crate) fn split(
             sources: [0, u32::MAX],
             whole: true,
             by_position: true,
+            staging: None,
         }]);
     }
+    let paired = pairs(layout, widths, bytes, window, align);
+    // Pieces whose sources fit one window; or, for a kernel that walks a piece's
+    // positions, pieces of whole positions paired with input windows of whole
+    // positions (each run moved once, by the pair whose window holds its source).
+    let by_position = |d: &Dispatch| d.whole || (walk_positions && d.by_position);
+    if matches!(&paired, Ok(d) if d.iter().all(by_position)) {
+        return paired;
+    }
+    // Pieces whose sources span several windows: staged where their segments
+    // allow it (linear in the tensor, and any kernel variant), else paired with
+    // each input window in turn.
+    match staged(layout, widths, window, align) {
+        Some(dispatches) => Ok(dispatches),
+        None => paired,
+    }
+}
+
+/// Pieces of the output with every input window that may hold their sources:
+/// one dispatch each where their sources fit one window.
+fn pairs(
+    layout: &Layout,
+    widths: [u64; 3],
+    bytes: [u64; 3],
+    window: u64,
+    align: u64,
+) -> Result<Vec<Dispatch>, Error> {
+    let n = layout.dims[layout.axis].size;
     // Window starts are multiples of the alignment and of 16 bytes, so that they
     // fall on a whole element and a whole vector. `room` is what a window holds
     // from any element on, whatever its alignment.
@@ -232,6 +306,7 @@ pub(crate) fn split(
                 sources,
                 whole,
                 by_position: true,
+                staging: None,
             };
             let everything = [0, u32::MAX];
             if in_window.size <= window {
@@ -293,6 +368,208 @@ pub(crate) fn split(
             d -= 1;
             index[d] += 1;
             if index[d] < dims[d].size {
+                break;
+            }
+            index[d] = 0;
+        }
+    }
+}
+
+/// Staged pieces (see [`Staging`]): the whole axis, by the outermost other
+/// dimension that can be grouped so that every position's input and output
+/// segments, one after another, fit a window of scratch, and its lengths a
+/// window of their own. `None` where no such cut exists or a segment is not a
+/// whole number of 4-byte words at a word boundary (narrow elements at odd
+/// offsets), or an output segment would carry bytes of other pieces.
+fn staged(layout: &Layout, widths: [u64; 3], window: u64, align: u64) -> Option<Vec<Dispatch>> {
+    let align = align.max(16).next_power_of_two();
+    let dims = &layout.dims;
+    let axis = layout.axis;
+    let n = dims[axis].size;
+    let [in_width, len_width, out_width] = widths;
+    let others: Vec<usize> = (0..dims.len()).filter(|&d| d != axis).collect();
+    // A segment's bytes in scratch: a whole number of elements and of words.
+    let segment = |span: u64, width: u64| (span * width).next_multiple_of(width.max(4));
+    // Room for a position's segment, less a vector of padding.
+    let per_position = (window / u64::from(n.max(1))).saturating_sub(16);
+    let (k, group) = others.iter().enumerate().find_map(|(k, &cut)| {
+        let inner = &others[k + 1..];
+        let rest = |stride: fn(&Dim) -> u64| -> u64 {
+            inner
+                .iter()
+                .map(|&d| u64::from(dims[d].size - 1) * stride(&dims[d]))
+                .sum()
+        };
+        // The most positions of `cut` whose span fits `room` elements.
+        let fits = |room: u64, rest: u64, stride: u64| -> u64 {
+            match rest + 1 > room {
+                true => 0,
+                false => (room - 1 - rest)
+                    .checked_div(stride)
+                    .map_or(u64::MAX, |more| more + 1),
+            }
+        };
+        let slack = 4 / in_width.min(4); // rounding a segment up to a word
+        let input = fits(
+            (per_position / in_width).saturating_sub(slack),
+            rest(|d| d.input),
+            dims[cut].input,
+        );
+        let output = fits(
+            per_position / out_width,
+            rest(|d| d.output),
+            dims[cut].output,
+        );
+        let lengths = fits(
+            window.saturating_sub(align + 4) / len_width,
+            rest(|d| d.lengths),
+            dims[cut].lengths,
+        );
+        let group = input
+            .min(output)
+            .min(lengths)
+            .min(u64::from(dims[cut].size));
+        // Whole words between pieces: a group of `step` positions of `cut`
+        // moves each tensor by a multiple of 4 bytes.
+        let words = |stride: u64, width: u64| match stride * width % 4 {
+            0 => 1,
+            2 => 2,
+            _ => 4,
+        };
+        let step = words(dims[cut].input, in_width).max(words(dims[cut].output, out_width));
+        // Pieces of whole 16-byte vectors where they can be, and of one size
+        // (the last one's too, as far as the sizes allow), so that one kernel
+        // variant suits them all.
+        let size = u64::from(dims[cut].size);
+        let granule = step.max(16 / in_width.min(16));
+        let granule = if group >= granule { granule } else { step };
+        let group = match group >= size {
+            true => size,
+            false if group >= granule => {
+                let pieces = size.div_ceil(group / granule * granule);
+                size.div_ceil(pieces).next_multiple_of(granule)
+            }
+            false => group,
+        };
+        (group >= 1).then_some((k, group as u32))
+    })?;
+    let cut = others[k];
+    let fixed = &others[..k];
+
+    let mut dispatches = Vec::new();
+    let mut index = vec![0u32; fixed.len()];
+    loop {
+        let mut first = 0;
+        while first < dims[cut].size {
+            let size = group.min(dims[cut].size - first);
+            let origin = |stride: fn(&Dim) -> u64| -> u64 {
+                fixed
+                    .iter()
+                    .zip(&index)
+                    .map(|(&d, &i)| u64::from(i) * stride(&dims[d]))
+                    .sum::<u64>()
+                    + u64::from(first) * stride(&dims[cut])
+            };
+            let mut inner: Vec<Dim> = others[k..].iter().map(|&d| dims[d]).collect();
+            inner[0].size = size;
+            let in_span = extent(&inner, |d| d.input) + 1;
+            let out_span = extent(&inner, |d| d.output) + 1;
+            let elements: u64 = inner.iter().map(|d| u64::from(d.size)).product();
+            // A contiguous run that one length covers is padded in scratch to whole
+            // 16-byte vectors, so that a last, shorter piece keeps the vector kernels
+            // of the others; its padding is never copied back.
+            let pad = k + 1 == others.len()
+                && dims[cut].lengths == 0
+                && dims[cut].input == 1
+                && dims[cut].output == 1
+                && in_width <= 16;
+            let padded = match pad {
+                true => size.next_multiple_of((16 / in_width) as u32),
+                false => size,
+            };
+            let input = Segments {
+                origin: origin(|d| d.input) * in_width,
+                stride: dims[axis].input * in_width,
+                bytes: segment(in_span, in_width),
+                pitch: segment(in_span + u64::from(padded - size), in_width),
+            };
+            let output = Segments {
+                origin: origin(|d| d.output) * out_width,
+                stride: dims[axis].output * out_width,
+                bytes: out_span * out_width,
+                pitch: (out_span + u64::from(padded - size)) * out_width,
+            };
+            inner[0].size = padded;
+            let words = |s: &Segments| {
+                s.origin.is_multiple_of(4)
+                    && s.stride.is_multiple_of(4)
+                    && s.bytes.is_multiple_of(4)
+            };
+            if out_span != elements || !words(&input) || !words(&output) {
+                return None;
+            }
+            // In scratch, positions follow one another; within a position the
+            // piece keeps the caller's strides.
+            let mut piece = vec![Dim {
+                size: n,
+                input: input.pitch / in_width,
+                output: output.pitch / out_width,
+                lengths: 0,
+            }];
+            piece.extend(inner);
+            let piece = Layout {
+                axis: 0,
+                dims: piece,
+            };
+            let len_origin = origin(|d| d.lengths);
+            let len_end = (len_origin + extent(&piece.dims, |d| d.lengths) + 1) * len_width;
+            // Lengths windows start on the alignment like any other; their shift
+            // is in elements from there.
+            let len_offset = len_origin * len_width / align * align;
+            let scratch = |bytes: u64| Window {
+                offset: 0,
+                size: u64::from(n) * bytes,
+            };
+            dispatches.push(Dispatch {
+                layout: piece,
+                windows: [
+                    scratch(input.pitch),
+                    Window {
+                        offset: len_offset,
+                        size: len_end.next_multiple_of(4) - len_offset,
+                    },
+                    scratch(output.pitch),
+                ],
+                shifts: [
+                    0,
+                    ((len_origin * len_width - len_offset) / len_width) as u32,
+                    0,
+                ],
+                axis_start: 0,
+                positions: [0, u32::MAX],
+                sources: [0, u32::MAX],
+                whole: true,
+                by_position: true,
+                staging: Some(Staging {
+                    positions: n,
+                    input,
+                    output,
+                }),
+            });
+            if dispatches.len() > MAX_DISPATCHES {
+                return None;
+            }
+            first += size;
+        }
+        // The next combination of the fixed dimensions, innermost fastest.
+        let mut d = fixed.len();
+        loop {
+            if d == 0 {
+                return Some(dispatches);
+            }
+            d -= 1;
+            index[d] += 1;
+            if index[d] < dims[fixed[d]].size {
                 break;
             }
             index[d] = 0;
@@ -375,7 +652,15 @@ mod tests {
 
     #[test]
     fn a_tensor_that_fits_is_one_dispatch() {
-        let d = split(&layout(&[4, 100], 1), [1, 4, 1], [400, 16, 400], 1024, 256).unwrap();
+        let d = split(
+            &layout(&[4, 100], 1),
+            [1, 4, 1],
+            [400, 16, 400],
+            1024,
+            256,
+            false,
+        )
+        .unwrap();
         assert_eq!(d.len(), 1);
         assert_eq!(
             d[0].windows[2],
@@ -396,6 +681,7 @@ mod tests {
             [3000, 40, 3000],
             1024,
             256,
+            false,
         )
         .unwrap();
         assert!(d
@@ -407,7 +693,15 @@ mod tests {
 
     #[test]
     fn an_axis_longer_than_a_window_runs_in_pairs_of_windows() {
-        let d = split(&layout(&[5000], 0), [1, 4, 1], [5000, 4, 5000], 1024, 256).unwrap();
+        let d = split(
+            &layout(&[5000], 0),
+            [1, 4, 1],
+            [5000, 4, 5000],
+            1024,
+            256,
+            false,
+        )
+        .unwrap();
         assert!(d.iter().all(|d| !d.whole && d.by_position));
         // Each piece of output positions pairs with the input windows that can hold
         // its sources: its own positions, and those its reversal reaches (fewer for
@@ -424,13 +718,26 @@ mod tests {
     /// exactly once, from the source the operator names, with every access inside
     /// the dispatch's windows.
     fn simulate(layout: &Layout, widths: [u64; 3], window: u64, lengths: &dyn Fn(u64) -> u32) {
+        for walk in [false, true] {
+            simulate_split(layout, widths, window, lengths, walk);
+        }
+    }
+
+    /// [`simulate`] with `split`'s choice for a kernel that walks positions or not.
+    fn simulate_split(
+        layout: &Layout,
+        widths: [u64; 3],
+        window: u64,
+        lengths: &dyn Fn(u64) -> u32,
+        walk: bool,
+    ) {
         let dims = &layout.dims;
         let count = layout.element_count();
         let bytes = [0, 1, 2].map(|t| {
             let stride = |d: &Dim| [d.input, d.lengths, d.output][t];
             (extent(dims, stride) + 1) * widths[t]
         });
-        let dispatches = split(layout, widths, bytes, window, 256).unwrap();
+        let dispatches = split(layout, widths, bytes, window, 256, walk).unwrap();
         let mut written = std::collections::HashMap::new();
         for d in &dispatches {
             for (t, w) in d.windows.iter().enumerate() {
@@ -474,8 +781,28 @@ mod tests {
                     (u64::from(at_in) + 1) * widths[0] <= d.windows[0].size,
                     "input read outside its window"
                 );
-                let global = d.windows[0].offset / widths[0] + u64::from(at_in);
-                let previous = written.insert(out_origin as u64 + out, global);
+                let mut global = d.windows[0].offset / widths[0] + u64::from(at_in);
+                let mut at = out_origin as u64 + out;
+                if let Some(staging) = d.staging {
+                    // Scratch holds the positions' segments one after another.
+                    let scratch = |element: u64, segments: &Segments, width: u64| {
+                        let byte = element * width;
+                        let (p, within) = (byte / segments.pitch, byte % segments.pitch);
+                        assert!(p < u64::from(staging.positions));
+                        (within < segments.bytes)
+                            .then(|| (segments.origin + p * segments.stride + within) / width)
+                    };
+                    let (Some(source), Some(target)) = (
+                        scratch(global, &staging.input, widths[0]),
+                        scratch(at, &staging.output, widths[2]),
+                    ) else {
+                        // Padding: read and written in scratch, never copied back.
+                        continue;
+                    };
+                    global = source;
+                    at = target;
+                }
+                let previous = written.insert(at, global);
                 assert!(previous.is_none(), "output element written twice");
             }
         }
@@ -520,13 +847,78 @@ mod tests {
         }
     }
 
+    /// The time-major layout: `[time, batch, inner]`, a length per batch entry.
+    fn time_major(time: u32, batch: u32, inner: u32, width: u64) -> Layout {
+        let data_type = match width {
+            1 => DataType::Uint8,
+            2 => DataType::Uint16,
+            _ => DataType::Uint32,
+        };
+        let sizes = [time, batch, inner];
+        let desc = ReverseSubsequences::new(
+            TensorDesc::new(data_type, &sizes),
+            TensorDesc::new(DataType::Uint32, &[1, batch, inner]).with_strides(&[0, 1, 0]),
+            TensorDesc::new(data_type, &sizes),
+            0,
+        );
+        desc.validate().unwrap();
+        Layout::canonical(&desc)
+    }
+
+    fn dispatch_count(layout: &Layout, widths: [u64; 3], window: u64) -> (usize, bool) {
+        let bytes = [0, 1, 2].map(|t| {
+            let stride = |d: &Dim| [d.input, d.lengths, d.output][t];
+            (extent(&layout.dims, stride) + 1) * widths[t]
+        });
+        let d = split(layout, widths, bytes, window, 256, false).unwrap();
+        (d.len(), d.iter().all(|d| d.staging.is_some()))
+    }
+
+    #[test]
+    fn lanes_spanning_windows_are_staged_and_written_once() {
+        let lengths = |lane: u64| (lane * 7 % 45) as u32;
+        for width in [1, 2, 4] {
+            // Odd inner sizes: pieces padded to whole vectors in scratch.
+            for (time, batch, inner) in [(40, 6, 37), (40, 5, 64), (12, 3, 301)] {
+                let layout = time_major(time, batch, inner, width);
+                simulate(&layout, [width, 4, width], 4096, &lengths);
+            }
+            simulate(&layout(&[24, 1000], 0), [width, 4, width], 4096, &lengths);
+        }
+    }
+
+    #[test]
+    fn staged_dispatches_grow_linearly_with_the_tensor() {
+        // Each layout family whose lanes span the windows: the tensor doubled and
+        // quadrupled, through the batch, the inner size or the columns.
+        for width in [1, 2, 4] {
+            let widths = [width, 4, width];
+            for grow in [
+                &(|k: u32| time_major(64, 8 * k, 1000, width)) as &dyn Fn(u32) -> Layout,
+                &|k| time_major(64, 8, 1000 * k, width),
+                &|k| time_major(3000, 2, 1000 * k, width),
+                &|k| layout(&[64, 100_000 * k], 0),
+                &|k| layout(&[16, 64, 10_000 * k], 1),
+            ] {
+                let counts = [1, 2, 4].map(|k| dispatch_count(&grow(k), widths, 128 << 10));
+                assert!(counts.iter().all(|c| c.1), "not staged: {:?}", grow(1).dims);
+                let [a, b, c] = counts.map(|c| c.0);
+                assert!(
+                    b <= 2 * a + 1 && c <= 4 * a + 3,
+                    "{a}, {b}, {c} dispatches for {:?}",
+                    grow(1).dims
+                );
+            }
+        }
+    }
+
     #[test]
     fn tensors_past_4_gib_cut_into_windows_inside_their_buffers() {
         // 16 GiB of bytes, the axis outermost then innermost, 128 MiB bindings.
         for axis in [0, 1] {
             let layout = layout(&[1 << 22, 1 << 12], axis);
             let bytes = [1 << 34, 4 << (if axis == 0 { 12 } else { 22 }), 1 << 34];
-            let d = split(&layout, [1, 4, 1], bytes, 128 << 20, 256).unwrap();
+            let d = split(&layout, [1, 4, 1], bytes, 128 << 20, 256, false).unwrap();
             // Each piece once: its first input window.
             let output: u64 = d
                 .iter()

@@ -6,8 +6,15 @@
 // consecutive vectors, invocation i of a group taking every `interleave`-th from
 // the group's i-th, so that each step of the group touches consecutive vectors
 // (`tuning::run_interleave`: a CPU adapter's SIMD width, a GPU's warp); with one,
-// each invocation's vectors are consecutive.
+// each invocation's vectors are consecutive. In a windowed dispatch of whole axis
+// positions, each invocation instead walks the positions of its run (`walk`).
 #import shared/vectors
+
+// Whether each invocation walks its run's positions (`walk`): windowed dispatches
+// of whole axis positions. A constant, so that the one-position kernel stays as
+// it is: on lavapipe, a branch on the uniform before its loads would make them
+// per-lane.
+override WALK: bool;
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn main(
@@ -16,6 +23,10 @@ fn main(
     @builtin(local_invocation_index) local: u32,
 ) {
     let id = invocation_index(group, groups, local);
+    if (WALK) {
+        walk(id);
+        return;
+    }
     // Before the return, so that their loads of `params` are scalar on lavapipe.
     let run = divide(id, params.per_row);
     let o = outer(run, true);
@@ -41,6 +52,50 @@ fn main(
     let dst_run = vec_index(o.out_offset + o.t * out_stride_at(AXIS));
     let vecs = params.vecs.value;
     // A constant trip count, so that the loop unrolls; the bound is a mask.
+    for (var k = 0u; k < STEPS; k++) {
+        let j = first + k * interleave;
+        if (j < vecs) {
+            store_vector(dst_run + j, load_vector(src_run + j));
+        }
+    }
+}
+
+// A windowed piece of positions [a0, a1) and an input window of positions
+// [lo, hi) (`src/window.rs`): each invocation takes the same vectors of one run
+// at every position of the piece whose source the window holds. Reversed, output
+// T < len reads len - 1 - T, in [lo, hi) for T in [len - hi, len - lo); copied,
+// T >= len reads T.
+fn walk(id: u32) {
+    let run = divide(id, params.per_row);
+    let o = outer(run, false);
+    if (id >= params.count) {
+        return;
+    }
+    let len = lane_length(o.len_offset, params.axis_size);
+    let in_run = id - run * params.per_row.value;
+    let interleave = params.interleave;
+    let team = in_run >> countTrailingZeros(interleave);
+    let first = team * interleave * STEPS + (in_run & (interleave - 1u));
+    let a0 = params.axis_start;
+    let a1 = a0 + size_at(AXIS);
+    let lo = params.position_lo;
+    let hi = min(params.position_hi, params.axis_size);
+    let r1 = min(a1, select(0u, len - lo, len > lo));
+    for (var t = max(a0, select(0u, len - hi, len > hi)); t < r1; t++) {
+        move_run(o, t - a0, len - 1u - t, first, interleave);
+    }
+    let c1 = min(a1, hi);
+    for (var t = max(a0, max(len, lo)); t < c1; t++) {
+        move_run(o, t - a0, t, first, interleave);
+    }
+}
+
+// This invocation's vectors of the run at position `t` of the piece, from source
+// position `s`, which the input window holds.
+fn move_run(o: Outer, t: u32, s: u32, first: u32, interleave: u32) {
+    let src_run = vec_index(windowed_source(o.in_offset - params.in_shift, s, in_stride_at(AXIS)));
+    let dst_run = vec_index(o.out_offset + t * out_stride_at(AXIS));
+    let vecs = params.vecs.value;
     for (var k = 0u; k < STEPS; k++) {
         let j = first + k * interleave;
         if (j < vecs) {

@@ -45,6 +45,7 @@ impl Plan {
             vector_bytes: 16,
             access_bits: self.access_bits,
             share_lengths: 1,
+            walk_positions: false,
         }
     }
 

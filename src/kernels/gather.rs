@@ -63,6 +63,7 @@ impl Plan {
             vector_bytes: self.vector.bytes,
             access_bits: self.access_bits,
             share_lengths: 1,
+            walk_positions: false,
         }
     }
 

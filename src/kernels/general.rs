@@ -35,6 +35,7 @@ impl Plan {
             vector_bytes: 0,
             access_bits: 32,
             share_lengths: 1,
+            walk_positions: false,
         }
     }
 

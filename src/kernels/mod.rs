@@ -80,6 +80,7 @@ pub(crate) struct Fields {
     pub(crate) vector_bytes: u32,
     pub(crate) access_bits: u32,
     pub(crate) share_lengths: u32,
+    pub(crate) walk_positions: bool,
 }
 
 /// A family and the counts its kernel needs for one piece of the tensor.
@@ -115,6 +116,16 @@ impl Plan {
                 .or_else(|| gather::plan(layout, element_bytes, device).map(Plan::Gather))
         };
         fast.unwrap_or_else(|| Plan::general(layout, element_bytes, output_bytes))
+    }
+
+    /// The plan for a windowed piece of whole axis positions paired with an input
+    /// window (`src/window.rs`): `runs` walks the piece's positions in each
+    /// invocation; the others run it as they are.
+    pub(crate) fn walking_positions(self, layout: &Layout) -> Plan {
+        match self {
+            Plan::Runs(p) => Plan::Runs(p.walking(layout.dims[layout.axis].size)),
+            other => other,
+        }
     }
 
     /// The `general` plan, which runs every layout.
@@ -197,6 +208,9 @@ pub(crate) fn constants(key: &PipelineKey, constants: &mut Vec<(&'static str, f6
     if key.share_lengths > 1 {
         constants.push(("SHARED_BY", f64::from(key.share_lengths)));
     }
+    if key.variant == Variant::Runs {
+        constants.push(("WALK", f64::from(u8::from(key.walk_positions))));
+    }
 }
 
 /// Every family's keys, with rank, axis and length type left to fill.
@@ -236,6 +250,7 @@ fn family_keys(
                         signed_lengths: false,
                         access_bits,
                         share_lengths: 1,
+                        walk_positions: false,
                     })
             })
         })

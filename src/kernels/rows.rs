@@ -54,6 +54,7 @@ impl Plan {
             vector_bytes: self.vector.bytes,
             access_bits: self.access_bits,
             share_lengths: self.share_lengths,
+            walk_positions: false,
         }
     }
 

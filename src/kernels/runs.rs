@@ -23,6 +23,8 @@ pub(crate) struct Plan {
     pub(super) per_run: u32,
     pub(super) access_bits: u32,
     pub(super) invocations: u32,
+    /// Whether each invocation walks the piece's axis positions (`WALK`).
+    pub(super) walking: bool,
 }
 
 /// `runs` where the layout's runs are whole vectors or words.
@@ -50,16 +52,28 @@ pub(super) fn plan(layout: &Layout, element_bytes: u32, device: &Device) -> Opti
         per_run,
         access_bits: tuning::access_bits(device, Variant::Runs, element_bytes, vector.bytes),
         invocations: (vector.rows * u64::from(per_run)) as u32,
+        walking: false,
     })
 }
 
 impl Plan {
+    /// Invocations for the runs of one position of the `positions` the piece
+    /// holds, each walking them all.
+    pub(super) fn walking(self, positions: u32) -> Plan {
+        Plan {
+            invocations: self.invocations / positions.max(1),
+            walking: true,
+            ..self
+        }
+    }
+
     pub(super) fn fields(&self) -> Fields {
         Fields {
             steps: self.steps,
             vector_bytes: self.vector.bytes,
             access_bits: self.access_bits,
             share_lengths: 1,
+            walk_positions: self.walking,
         }
     }
 
@@ -83,5 +97,11 @@ pub(super) fn kernel(key: &PipelineKey) -> (Kernel, Storage) {
 pub(super) fn keys() -> impl Iterator<Item = PipelineKey> {
     family_keys(Variant::Runs, &WIDTHS, vector_sizes, |_, vector_bytes| {
         (1, tuning::runs_steps(Tuning::Cpu, vector_bytes))
+    })
+    .flat_map(|key| {
+        [false, true].map(|walk_positions| PipelineKey {
+            walk_positions,
+            ..key
+        })
     })
 }

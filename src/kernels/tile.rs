@@ -65,6 +65,7 @@ impl Plan {
             vector_bytes: 16,
             access_bits: 32,
             share_lengths: 1,
+            walk_positions: false,
         }
     }
 

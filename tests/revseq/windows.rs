@@ -5,7 +5,9 @@
 
 use std::sync::OnceLock;
 
-use revseq::{reference, DataType, Gpu, ReverseSubsequences, TensorDesc, TensorRole, Variant};
+use revseq::{
+    reference, DataType, Gpu, ReverseSubsequences, TensorDesc, TensorRole, Tuning, Variant,
+};
 
 use crate::record::run_at_offset_on;
 use crate::strided::{lengths_for, random_strides};
@@ -26,7 +28,11 @@ fn small_windows() -> &'static Gpu {
 /// Runs `desc` windowed against the reference, asserting it needs several
 /// dispatches.
 fn check(desc: &ReverseSubsequences, seed: u64) -> usize {
-    let gpu = small_windows();
+    check_on(small_windows(), desc, seed)
+}
+
+/// [`check`] on `gpu`, a device with small windows under either tuning.
+fn check_on(gpu: &Gpu, desc: &ReverseSubsequences, seed: u64) -> usize {
     let compiled = gpu.compile(desc).unwrap();
     let dispatches = compiled.dispatch_count();
     assert!(dispatches > 1, "{desc:?} ran unwindowed");
@@ -324,5 +330,78 @@ fn an_empty_tensor_whose_lengths_exceed_a_window_is_a_no_op() {
         let mut out = [0x77u8; 4];
         compiled.run(&[], &lengths, &mut out).unwrap();
         assert_eq!(out, [0x77; 4]);
+    }
+}
+
+/// `[time 40, batch 16·scale, 256 bytes]`, one length per batch entry: lanes
+/// that span every window.
+fn time_major_spanning(data_type: DataType, scale: u32) -> ReverseSubsequences {
+    let sizes = [40, 16 * scale, 256 / data_type.size_in_bytes()];
+    ReverseSubsequences::new(
+        TensorDesc::new(data_type, &sizes),
+        TensorDesc::new(DataType::Int32, &[1, sizes[1], sizes[2]]).with_strides(&[0, 1, 0]),
+        TensorDesc::new(data_type, &sizes),
+        0,
+    )
+}
+
+/// `[time 24, columns]`, a length per column, in 3·scale windows.
+fn outermost_spanning(data_type: DataType, scale: u32) -> ReverseSubsequences {
+    let columns = 3 * scale * WINDOW / (24 * data_type.size_in_bytes());
+    packed(data_type, DataType::Int64, &[24, columns], 0)
+}
+
+#[test]
+fn per_element_lanes_spanning_windows_are_staged_in_linear_dispatches() {
+    let gpu = small_windows();
+    for data_type in [DataType::Float32, DataType::Float16, DataType::Uint8] {
+        let [small, large] = [1, 2].map(|scale| outermost_spanning(data_type, scale));
+        let (a, b) = (gpu.compile(&small).unwrap(), gpu.compile(&large).unwrap());
+        for op in [&a, &b] {
+            assert!(
+                op.scratch_bytes() > 0 && op.scratch_bytes() <= 2 * u64::from(WINDOW),
+                "{:?}: {} bytes of scratch",
+                op.descriptor(),
+                op.scratch_bytes()
+            );
+            assert_ne!(op.variant(), Variant::General, "{:?}", op.descriptor());
+            assert!(op
+                .buffer_usages(TensorRole::Input)
+                .contains(wgpu::BufferUsages::COPY_SRC));
+            assert!(op
+                .buffer_usages(TensorRole::Output)
+                .contains(wgpu::BufferUsages::COPY_DST));
+        }
+        // Twice the tensor, twice the dispatches (give or take a partial piece).
+        assert!(
+            b.dispatch_count() <= 2 * a.dispatch_count() + 1,
+            "{} then {} dispatches for {:?}",
+            a.dispatch_count(),
+            b.dispatch_count(),
+            large
+        );
+        check(&small, 11);
+        check(&large, 12);
+    }
+}
+
+#[test]
+fn time_major_lanes_spanning_windows_stage_on_a_cpu_and_walk_on_a_gpu() {
+    for tuning in [Tuning::Cpu, Tuning::Gpu] {
+        let gpu = small_windows().with_tuning(tuning);
+        for data_type in [DataType::Float32, DataType::Float16, DataType::Uint8] {
+            let [small, large] = [1, 2].map(|scale| time_major_spanning(data_type, scale));
+            let (a, b) = (gpu.compile(&small).unwrap(), gpu.compile(&large).unwrap());
+            for (op, desc) in [(&a, &small), (&b, &large)] {
+                assert_eq!(op.variant(), Variant::Runs, "{desc:?}");
+                assert_eq!(op.key().walk_positions, tuning == Tuning::Gpu, "{desc:?}");
+                // Walking pairs need no scratch; staged pieces need copies.
+                assert_eq!(op.scratch_bytes() == 0, tuning == Tuning::Gpu, "{desc:?}");
+                check_on(&gpu, desc, 13);
+            }
+            if tuning == Tuning::Cpu {
+                assert!(b.dispatch_count() <= 2 * a.dispatch_count() + 1);
+            }
+        }
     }
 }
