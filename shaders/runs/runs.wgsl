@@ -34,11 +34,8 @@ fn main(
         return;
     }
     let len = lane_length(o.len_offset, params.axis_size);
-    let in_run = id - run * params.per_row.value;
-    // The interleave is a power of two: shifts, not per-lane divisions.
     let interleave = params.interleave;
-    let team = in_run >> countTrailingZeros(interleave);
-    let first = team * interleave * STEPS + (in_run & (interleave - 1u));
+    let first = first_vector(id, run, interleave);
     // A windowed dispatch may hold a part of the axis from `axis_start` on, and
     // input windows of whole axis positions: it copies only the runs whose source
     // position its input binding holds (`src/window.rs`). One dispatch of the
@@ -48,8 +45,20 @@ fn main(
     if (source == ELSEWHERE) {
         return;
     }
-    let src_run = vec_index(source);
-    let dst_run = vec_index(o.out_offset + o.t * out_stride_at(AXIS));
+    copy_vectors(vec_index(source), vec_index(o.out_offset + o.t * out_stride_at(AXIS)), first, interleave);
+}
+
+// The first of invocation `id`'s vectors in its run `run`. The interleave is a
+// power of two: shifts, not per-lane divisions.
+fn first_vector(id: u32, run: u32, interleave: u32) -> u32 {
+    let in_run = id - run * params.per_row.value;
+    let team = in_run >> countTrailingZeros(interleave);
+    return team * interleave * STEPS + (in_run & (interleave - 1u));
+}
+
+// This invocation's vectors of a run: STEPS of them, `interleave` apart from
+// `first`, from the run at vector `src_run` to the one at `dst_run`.
+fn copy_vectors(src_run: u32, dst_run: u32, first: u32, interleave: u32) {
     let vecs = params.vecs.value;
     // A constant trip count, so that the loop unrolls; the bound is a mask.
     for (var k = 0u; k < STEPS; k++) {
@@ -72,10 +81,8 @@ fn walk(id: u32) {
         return;
     }
     let len = lane_length(o.len_offset, params.axis_size);
-    let in_run = id - run * params.per_row.value;
     let interleave = params.interleave;
-    let team = in_run >> countTrailingZeros(interleave);
-    let first = team * interleave * STEPS + (in_run & (interleave - 1u));
+    let first = first_vector(id, run, interleave);
     let a0 = params.axis_start;
     let a1 = a0 + size_at(AXIS);
     let lo = params.position_lo;
@@ -93,13 +100,6 @@ fn walk(id: u32) {
 // This invocation's vectors of the run at position `t` of the piece, from source
 // position `s`, which the input window holds.
 fn move_run(o: Outer, t: u32, s: u32, first: u32, interleave: u32) {
-    let src_run = vec_index(windowed_source(o.in_offset - params.in_shift, s, in_stride_at(AXIS)));
-    let dst_run = vec_index(o.out_offset + t * out_stride_at(AXIS));
-    let vecs = params.vecs.value;
-    for (var k = 0u; k < STEPS; k++) {
-        let j = first + k * interleave;
-        if (j < vecs) {
-            store_vector(dst_run + j, load_vector(src_run + j));
-        }
-    }
+    let source = windowed_source(o.in_offset - params.in_shift, s, in_stride_at(AXIS));
+    copy_vectors(vec_index(source), vec_index(o.out_offset + t * out_stride_at(AXIS)), first, interleave);
 }
