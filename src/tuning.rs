@@ -118,10 +118,10 @@ pub(crate) fn runs_steps(tuning: Tuning, vector_bytes: u32) -> u32 {
 }
 
 /// Whether `runs` whose axis spans several windows walk pairs of position windows
-/// (a GPU: every run moved once, no copies) rather than run staged through
-/// scratch (a CPU adapter: lavapipe ran 2 GiB time-major tensors at 1.9× the
-/// one-dispatch time per byte staged and 3.0× walking, whose pairs each leave
-/// most invocations idle; `docs/windows.md`).
+/// (a GPU: every run moved once, no copies, workgroups scheduled as they free up)
+/// rather than run staged through scratch (a CPU adapter, whose few threads each
+/// take a fixed share of a pair's mostly idle workgroups; `docs/windows.md` has
+/// the timings).
 pub(crate) fn walk_position_windows(tuning: Tuning) -> bool {
     tuning == Tuning::Gpu
 }
