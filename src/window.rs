@@ -400,15 +400,6 @@ fn staged(layout: &Layout, widths: [u64; 3], window: u64, align: u64) -> Option<
                 .map(|&d| u64::from(dims[d].size - 1) * stride(&dims[d]))
                 .sum()
         };
-        // The most positions of `cut` whose span fits `room` elements.
-        let fits = |room: u64, rest: u64, stride: u64| -> u64 {
-            match rest + 1 > room {
-                true => 0,
-                false => (room - 1 - rest)
-                    .checked_div(stride)
-                    .map_or(u64::MAX, |more| more + 1),
-            }
-        };
         let slack = 4 / in_width.min(4); // rounding a segment up to a word
         let input = fits(
             (per_position / in_width).saturating_sub(slack),
@@ -577,6 +568,18 @@ fn staged(layout: &Layout, widths: [u64; 3], window: u64, align: u64) -> Option<
     }
 }
 
+/// How many positions `stride` apart fit `room` elements beside the `rest` that
+/// each position's inner dimensions span (all of them where `stride` is 0).
+fn fits(room: u64, rest: u64, stride: u64) -> u64 {
+    if rest + 1 > room {
+        0
+    } else {
+        (room - 1 - rest)
+            .checked_div(stride)
+            .map_or(u64::MAX, |more| more + 1)
+    }
+}
+
 /// The furthest offset from a piece's origin that its elements reach.
 fn extent(dims: &[Dim], stride: impl Fn(&Dim) -> u64) -> u64 {
     dims.iter()
@@ -594,16 +597,6 @@ fn cut(layout: &Layout, out_room: u64, len_room: u64, in_room: u64) -> Option<(u
     let n = dims[axis].size;
     (0..dims.len()).find_map(|cut| {
         let inner = &dims[cut + 1..];
-        // How many positions of `cut`, `stride` apart, fit `room` beside `rest`.
-        let fits = |room: u64, rest: u64, stride: u64| -> u64 {
-            if rest + 1 > room {
-                0
-            } else {
-                (room - 1 - rest)
-                    .checked_div(stride)
-                    .map_or(u64::MAX, |more| more + 1)
-            }
-        };
         let out = fits(out_room, extent(inner, |d| d.output), dims[cut].output);
         let len = fits(len_room, extent(inner, |d| d.lengths), dims[cut].lengths);
         // Input offsets relative to a piece fit a u32 over the whole axis, or over
