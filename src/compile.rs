@@ -23,7 +23,7 @@ pub(crate) async fn compile(
     let bytes = tensor_bytes(desc, &limits)?;
     let layout = Layout::canonical(desc);
     let pieces = cut_into_windows(gpu, desc, &layout, bytes, &limits)?;
-    let (key, plans) = plan_pieces(gpu, desc, &pieces);
+    let (key, plans) = plan_pieces(gpu, desc, &pieces, layout.dims[layout.axis].size);
     let dispatches = fold_dispatches(&plans, &pieces, &limits, bytes[2])?;
     let params = layout_uniform(gpu, &plans, &pieces, &layout, &limits).await?;
     let pipeline = gpu.pipeline(key).await?;
@@ -126,6 +126,7 @@ fn plan_pieces(
     gpu: &Gpu,
     desc: &ReverseSubsequences,
     pieces: &[Dispatch],
+    axis_size: u32,
 ) -> (PipelineKey, Vec<Plan>) {
     let device = gpu.plan_device();
     let element_bytes = desc.input.data_type().size_in_bytes();
@@ -148,16 +149,16 @@ fn plan_pieces(
     let walk = pieces.iter().any(|piece| !piece.whole && piece.by_position);
     let fast = |piece: &Dispatch| {
         let plan = Plan::new(&piece.layout, element_bytes, piece.windows[2].size, &device);
-        let vector_bytes = u64::from(plan.fields().vector_bytes.max(1));
-        let aligned = |shift: u32| u64::from(shift) * u64::from(element_bytes) % vector_bytes == 0;
-        let runs_by_position = piece.by_position && plan.variant() == Variant::Runs;
-        // In windowed runs, every piece walks its positions (a whole one over all
+        // In windowed pairs, every piece walks its positions (a whole one over all
         // of them), so that one pipeline runs them all.
         let plan = match walk {
-            true => plan.walking_positions(&piece.layout),
+            true => plan.walking_positions(&piece.layout, axis_size, element_bytes, &device)?,
             false => plan,
         };
-        ((piece.whole || runs_by_position) && aligned(piece.shifts[0]) && aligned(piece.shifts[2]))
+        let vector_bytes = u64::from(plan.fields().vector_bytes.max(1));
+        let aligned = |shift: u32| u64::from(shift) * u64::from(element_bytes) % vector_bytes == 0;
+        let pairs = piece.by_position && plan.fields().walk_positions;
+        ((piece.whole || pairs) && aligned(piece.shifts[0]) && aligned(piece.shifts[2]))
             .then_some(plan)
     };
     let mut plans: Vec<Plan> = pieces.iter().map_while(fast).collect();

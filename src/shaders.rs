@@ -2,9 +2,10 @@
 //!
 //! Every file under `shaders/` names what it uses with `#import` lines, as vello's
 //! shaders do: `#import shared/params` names a file; `#import storage`,
-//! `#import mul_high` and `#import row_length` name a slot that the [`Source`]
-//! fills (how the tensors are stored, how the divisions multiply, how a `rows`
-//! invocation gets its length). [`Source::wgsl`] pastes each file once, where it is
+//! `#import mul_high`, `#import row_length` and `#import mirror` name a slot that
+//! the [`Source`] fills (how the tensors are stored, how the divisions multiply,
+//! how a `rows` invocation gets its length, whether `rows/pairs` mirrors vectors
+//! or words). [`Source::wgsl`] pastes each file once, where it is
 //! first imported. Lines that start with `#trace` exist only in the trace build
 //! ([`Source::traced_wgsl`], used by the trace module); the normal build drops them.
 //!
@@ -69,6 +70,12 @@ const FILES: &[(&str, &str)] = &[
         include_str!("../shaders/rows/segments.wgsl"),
     ),
     ("rows/rows", include_str!("../shaders/rows/rows.wgsl")),
+    ("rows/mirror", include_str!("../shaders/rows/mirror.wgsl")),
+    (
+        "rows/mirror_narrow",
+        include_str!("../shaders/rows/mirror_narrow.wgsl"),
+    ),
+    ("rows/pairs", include_str!("../shaders/rows/pairs.wgsl")),
     (
         "rows/rows_narrow",
         include_str!("../shaders/rows/rows_narrow.wgsl"),
@@ -122,6 +129,9 @@ pub enum Kernel {
     /// [`Variant::Rows`] of 8- and 16-byte elements on 64-bit words, on a CPU
     /// adapter (`cpu/rows_64.wgsl`).
     Rows64,
+    /// [`Variant::Rows`] over a lane longer than a binding window, paired with
+    /// each input window in turn (`rows/pairs.wgsl`).
+    RowPairs,
     /// [`Variant::Runs`] (`runs/runs.wgsl`).
     Runs,
     /// [`Variant::Gather`] on 16-byte vectors (`gather/gather.wgsl`).
@@ -136,12 +146,13 @@ pub enum Kernel {
 
 impl Kernel {
     /// Every kernel.
-    pub const ALL: [Kernel; 10] = [
+    pub const ALL: [Kernel; 11] = [
         Kernel::Elements,
         Kernel::Subwords,
         Kernel::Rows,
         Kernel::RowsNarrow,
         Kernel::Rows64,
+        Kernel::RowPairs,
         Kernel::Runs,
         Kernel::Gather,
         Kernel::GatherNarrow,
@@ -160,6 +171,7 @@ impl Kernel {
             Kernel::Rows => "rows/rows",
             Kernel::RowsNarrow => "rows/rows_narrow",
             Kernel::Rows64 => "cpu/rows_64",
+            Kernel::RowPairs => "rows/pairs",
             Kernel::Runs => "runs/runs",
             Kernel::Gather => "gather/gather",
             Kernel::GatherNarrow => "gather/gather_narrow",
@@ -253,6 +265,8 @@ impl Source {
             "mul_high" => "shared/mul_high_halves",
             "row_length" if self.shared_lengths => "cpu/shared_length",
             "row_length" => "rows/own_length",
+            "mirror" if self.storage == Storage::Words => "rows/mirror_narrow",
+            "mirror" => "rows/mirror",
             other => panic!("no slot named {other}"),
         }
     }
@@ -349,8 +363,10 @@ pub struct PipelineKey {
     /// operations (2, 4 or 8; a CPU adapter with 8-invocation subgroups); 1 where
     /// each loads its own.
     pub share_lengths: u32,
-    /// `runs` in windowed dispatches of whole axis positions: each invocation
-    /// walks the positions of its run whose sources the input window holds.
+    /// Windowed dispatches of whole axis positions, each paired with an input
+    /// window: a `runs` invocation walks the positions of its run whose sources
+    /// the window holds; `rows` writes the vectors of a lane longer than a window
+    /// whose sources it holds (`rows/pairs.wgsl`).
     pub walk_positions: bool,
 }
 

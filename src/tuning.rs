@@ -126,6 +126,18 @@ pub(crate) fn walk_position_windows(tuning: Tuning) -> bool {
     tuning == Tuning::Gpu
 }
 
+/// Invocations of a `rows/pairs` dispatch, which stride over the vectors its pair
+/// of windows writes: enough to fill the device, few enough that a pair with
+/// nothing to write (most pairs of a long lane) costs little. A CPU adapter pays
+/// for each workgroup it starts, even one that returns at once, so it gets a few
+/// per thread.
+pub(crate) fn pair_invocations(tuning: Tuning) -> u32 {
+    match tuning {
+        Tuning::Cpu => 16 * crate::shaders::WORKGROUP_SIZE,
+        Tuning::Gpu => 512 * crate::shaders::WORKGROUP_SIZE,
+    }
+}
+
 /// The most axis positions a `gather` invocation walks: a few everywhere, since it
 /// loads a column's lengths once for all of them; more for 1- and 2-byte elements
 /// on a CPU, whose vectors hold 16 or 8 lengths.

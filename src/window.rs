@@ -14,18 +14,21 @@
 //! variant. When it does not (the axis spans more than a window), there are three
 //! ways, in this order of preference (`docs/windows.md` has their measurements):
 //!
-//! - Walking pairs (`runs`): pieces of whole axis positions, each paired with the
-//!   input windows of whole positions it may read; in each pair every invocation
-//!   walks its run's positions whose source that window holds, so each run moves
-//!   once, and nothing else is touched. No copies; dispatches grow with the square
-//!   of the windows an axis spans (W(W+1)/2 at most).
+//! - Pairs (`runs` on a GPU, and `rows` for lanes longer than a window): pieces of
+//!   whole axis positions, each paired with the input windows of whole positions
+//!   it may read. In each pair, `runs` walks each run's positions whose source that
+//!   window holds; `rows/pairs.wgsl` writes the vectors whose sources the window
+//!   owns (a lane's windows bind one vector past what they own, and a piece's
+//!   windows run downwards: see the kernel). Each byte moves once, and nothing else
+//!   is touched. No copies; dispatches grow with the square of the windows an axis
+//!   spans (W(W+1)/2 at most), though only those a length gives work write.
 //! - Staging ([`Staging`]): pieces that hold the whole axis, whose every position
 //!   is one contiguous segment of input and of output. `record` copies the input
 //!   segments into a scratch buffer, runs the piece there with any variant, and
 //!   copies the output segments back: one dispatch a piece, linear in the tensor,
 //!   at the price of two buffer copies of it. Two scratch buffers, each at most
 //!   one window.
-//! - Scanning pairs: anything else (lanes longer than a window, strided or
+//! - Scanning pairs: anything else (lanes not whole words, strided or
 //!   interleaved positions, narrow elements at odd offsets): the piece runs once
 //!   per input window that may hold its sources, each dispatch writing only the
 //!   elements whose source lies in its window. A source lies in exactly one
@@ -194,6 +197,17 @@ fn pairs(
             limit_name: "one binding window's 2^32 elements, which one lane's inputs exceed",
         },
     )?;
+    // A lane cut into pieces, contiguous in input and output: pieces and input
+    // windows of whole 16-byte vectors, each window binding one vector past the
+    // positions it owns, so that `rows/pairs.wgsl` finds every span it mirrors in
+    // the window that owns the span's lower vector.
+    let lane = axis == cut && dims[axis].input == 1 && dims[axis].output == 1;
+    let vector = (16 / in_width.max(out_width)).max(1) as u32;
+    let group = match lane && group < n && group >= vector {
+        true => group / vector * vector,
+        false => group,
+    };
+    let tail = if lane { u64::from(vector) } else { 0 };
 
     let pieces: u64 = dims[..cut]
         .iter()
@@ -313,26 +327,37 @@ fn pairs(
                 push(dispatch(
                     in_window, in_shift, everything, everything, whole_axis,
                 ))?;
-            } else if in_axis > position_extent && room / in_width >= in_axis {
+            } else if in_axis > position_extent && room / in_width >= in_axis + 2 * tail {
                 // Input windows of whole axis positions: a position's sources (all
                 // but the axis) come before the next position's.
                 // Output positions [t0, t1) read their own positions or, reversed,
                 // positions up to n - 1 - t0: windows of neither are skipped.
-                let per_window = (room / in_width / in_axis) as u32;
+                let mut per_window = ((room / in_width - tail) / in_axis) as u32;
+                if lane {
+                    per_window = per_window / vector * vector;
+                }
                 let t0 = axis_start;
                 let t1 = t0 + piece.dims[piece_axis].size;
+                let last_of_lane = origins[0] + u64::from(n - 1) * in_axis + position_extent;
+                let mut windows = Vec::new();
                 let mut p = 0;
                 while p < n {
                     let q = per_window.min(n - p);
                     if p <= n - 1 - t0 || (p < t1 && p + q > t0) {
                         let first_source = origins[0] + u64::from(p) * in_axis;
                         let last_source =
-                            first_source + u64::from(q - 1) * in_axis + position_extent;
+                            (first_source + u64::from(q - 1) * in_axis + position_extent + tail)
+                                .min(last_of_lane);
                         let (input, shift) =
                             region(first_source, last_source - first_source, in_width);
-                        push(dispatch(input, shift, [p, p + q], everything, false))?;
+                        windows.push(dispatch(input, shift, [p, p + q], everything, false));
                     }
                     p += q;
+                }
+                // Downwards: the window of a lane's first positions comes last, after
+                // the one that copies the vector its reversed bytes merge into.
+                for dispatch in windows.into_iter().rev() {
+                    push(dispatch)?;
                 }
             } else {
                 // Input windows of `chunk` elements each; a source's offset from the
@@ -901,6 +926,135 @@ mod tests {
                     "{a}, {b}, {c} dispatches for {:?}",
                     grow(1).dims
                 );
+            }
+        }
+    }
+
+    /// Simulates `rows/pairs.wgsl` over `lanes` lanes of `n` positions, each longer
+    /// than a window: every output vector is written exactly once (the one the
+    /// length straddles copied first, then merged), everything it reads and writes
+    /// lies in its dispatch's windows, where the lane has it. Returns the pieces,
+    /// the dispatches and those with something to write.
+    fn simulate_lane_pairs(
+        lanes: u32,
+        n: u32,
+        width: u64,
+        window: u64,
+        length: &dyn Fn(u32) -> u32,
+    ) -> [usize; 3] {
+        let elements = u64::from(lanes) * u64::from(n);
+        let bytes = [elements * width, u64::from(lanes) * 4, elements * width];
+        let d = split(
+            &layout(&[lanes, n], 1),
+            [width, 4, width],
+            bytes,
+            window,
+            256,
+            false,
+        )
+        .unwrap();
+        let lane_bytes = u64::from(n) * width;
+        let vector = if lane_bytes.is_multiple_of(16) { 16 } else { 4 };
+        assert!(lane_bytes.is_multiple_of(vector) && width <= vector);
+        let (epv, vecs) = ((vector / width) as u32, (lane_bytes / vector) as u32);
+        // 0: unwritten, 1: copied whole (the straddling vector), 2: written.
+        let mut state = vec![0u8; (u64::from(lanes) * u64::from(vecs)) as usize];
+        let mut pieces = std::collections::HashSet::new();
+        let mut working = 0;
+        for d in &d {
+            assert!(d.by_position && d.staging.is_none() && d.layout.rank() == 1);
+            let lane = ((d.windows[1].offset / 4) as u32) + d.shifts[1];
+            pieces.insert((lane, d.axis_start));
+            assert_eq!(d.axis_start % epv, 0);
+            assert_eq!(d.positions[0] % epv, 0);
+            let o0 = d.axis_start / epv;
+            let o1 = (o0 + d.layout.dims[0].size.div_ceil(epv)).min(vecs);
+            let v0 = d.positions[0] / epv;
+            let v1 = d.positions[1].min(n).div_ceil(epv).min(vecs);
+            let lane_start = u64::from(lane) * u64::from(n);
+            // Lane vector `v` in a binding: inside it, and at the lane's element.
+            let at_vector = |v: u32, t: usize, shift: u32, first: u32| {
+                let element = shift.wrapping_add((v.wrapping_sub(first)).wrapping_mul(epv));
+                assert!((u64::from(element) + u64::from(epv)) * width <= d.windows[t].size);
+                let global = d.windows[t].offset / width + u64::from(element);
+                assert_eq!(global, lane_start + u64::from(v) * u64::from(epv));
+            };
+            let read = |v: u32| at_vector(v, 0, d.shifts[0], v0);
+            let index = |j: u32| (u64::from(lane) * u64::from(vecs) + u64::from(j)) as usize;
+            let mut write = |j: u32, from: u8, to: u8| {
+                at_vector(j, 2, d.shifts[2], o0);
+                assert_eq!(state[index(j)], from, "lane {lane} vector {j}");
+                state[index(j)] = to;
+            };
+            let l = length(lane).min(n);
+            let (at, shift) = (l / epv, (l % epv) as u64 * width);
+            let mut work = false;
+            for j in o0.max(at.saturating_sub(v1))..o1.min(at.saturating_sub(v0)) {
+                read(at - 1 - j);
+                if shift != 0 {
+                    read(at - j);
+                }
+                write(j, 0, 2);
+                work = true;
+            }
+            for j in o0.max(v0).max(at + u32::from(shift != 0))..o1.min(v1) {
+                read(j);
+                write(j, 0, 2);
+                work = true;
+            }
+            if shift != 0 && at >= o0 && at < o1 {
+                let (holds_at, holds_first) = (at >= v0 && at < v1, v0 == 0);
+                match (holds_at, holds_first) {
+                    (true, true) => write(at, 0, 2),
+                    (true, false) => write(at, 0, 1),
+                    (false, true) => write(at, 1, 2),
+                    (false, false) => {}
+                }
+                if holds_at {
+                    read(at);
+                }
+                if holds_first {
+                    read(0);
+                }
+                work |= holds_at || holds_first;
+            }
+            working += usize::from(work);
+        }
+        assert!(
+            state.iter().all(|&s| s == 2),
+            "an output vector left unwritten"
+        );
+        [pieces.len(), d.len(), working]
+    }
+
+    #[test]
+    fn lanes_longer_than_a_window_are_written_once_in_pairs() {
+        for width in [1, 2, 4, 8, 16] {
+            // Lanes of whole vectors, and of whole words that are not.
+            let mut sizes = vec![(5 * 4096 + 48) / width as u32];
+            if width <= 4 {
+                sizes.push((5 * 4096 + 52) / width as u32);
+            }
+            for n in sizes {
+                let per_window = 4096 / width as u32;
+                // Every lane's length another: around the window boundaries, and
+                // either end.
+                let length = |lane: u32| match lane {
+                    0 => 0,
+                    1 => n,
+                    2 => n + 9,
+                    _ => (lane / 7 * per_window + lane % 7).saturating_sub(3).min(n),
+                };
+                let [pieces, dispatches, working] =
+                    simulate_lane_pairs(48, n, width, 4096, &length);
+                // A piece's vectors come from its own window and at most two others.
+                assert!(
+                    working <= 3 * pieces,
+                    "{working} working of {dispatches} for {pieces} pieces"
+                );
+                // Twice the lanes, twice the dispatches.
+                let [_, twice, _] = simulate_lane_pairs(96, n, width, 4096, &length);
+                assert_eq!(twice, 2 * dispatches);
             }
         }
     }

@@ -37,6 +37,14 @@ fn store_vec(i: u32, v: vec4<u32>) {
     store_vector(i, join_words(v));
 }
 
+// As in `shared/storage_vec4.wgsl`.
+fn load_output_vec(i: u32) -> vec4<u32> {
+    #trace trace_access(TRACE_LOAD | TRACE_OUTPUT, i * 16u, 16u);
+    let v = dst[i];
+    let high = v >> vec2(32u);
+    return vec4(u32(v.x), u32(high.x), u32(v.y), u32(high.y));
+}
+
 // The vector as the storage holds it (as in `shared/storage_vec4.wgsl`).
 alias Vector = vec2<u64>;
 

@@ -11,48 +11,8 @@
 // `row_length` (`rows/own_length.wgsl`, or `cpu/shared_length.wgsl` on a CPU
 // adapter with 8-invocation subgroups) says whether it can be passed on.
 #import rows/segments
+#import rows/mirror
 #import row_length
-
-// The 16 bytes that start `shift` bytes into `lo`, continuing into `hi`.
-fn funnel(lo: vec4<u32>, hi: vec4<u32>, shift: u32) -> vec4<u32> {
-    let by2 = (shift & 8u) != 0u;
-    let by1 = (shift & 4u) != 0u;
-    // Whole words first: two, then one.
-    let u = select(lo, vec4(lo.zw, hi.xy), by2);
-    let u4 = select(hi.x, hi.z, by2);
-    let u5 = select(hi.y, hi.w, by2);
-    let v = select(u, vec4(u.yzw, u4), by1);
-    if (ELEM_BYTES >= 4u) {
-        return v; // element-aligned spans never split a word
-    }
-    let v4 = select(u4, u5, by1);
-    let bits = (shift & 3u) * 8u;
-    let joined = (v >> vec4(bits)) | (vec4(v.yzw, v4) << vec4((32u - bits) & 31u));
-    return select(v, joined, bits != 0u);
-}
-
-// The elements of a vector in reverse order; bytes within an element keep theirs.
-fn reverse_elements(v: vec4<u32>) -> vec4<u32> {
-    switch ELEM_BYTES {
-        case 1u: {
-            let halves = (v >> vec4(16u)) | (v << vec4(16u));
-            let bytes = ((halves >> vec4(8u)) & vec4(0x00FF00FFu)) | ((halves << vec4(8u)) & vec4(0xFF00FF00u));
-            return bytes.wzyx;
-        }
-        case 2u: {
-            return ((v >> vec4(16u)) | (v << vec4(16u))).wzyx;
-        }
-        case 4u: {
-            return v.wzyx;
-        }
-        case 8u: {
-            return v.zwxy;
-        }
-        default: {
-            return v;
-        }
-    }
-}
 
 // What a row's length makes of its output vectors: the span's shift, the words of
 // the row below LB / 4 (wholly reversed), and the mask of word LB / 4's first

@@ -8,24 +8,10 @@
 // applies at word size: the reversed bytes of output word j start at LB - 4(j + 1),
 // straddling two source words `LB mod 4` bytes in.
 #import rows/segments
+#import rows/mirror_narrow
 
 // Words per element, for elements of 4 bytes and wider.
 override ELEM_WORDS: u32 = max(ELEM_BYTES / 4u, 1u);
-
-// The 4 bytes that start `shift` bytes into `lo`, continuing into `hi`.
-fn funnel_word(lo: u32, hi: u32, shift: u32) -> u32 {
-    let bits = shift * 8u;
-    return select(lo, (lo >> bits) | (hi << ((32u - bits) & 31u)), bits != 0u);
-}
-
-// The 1- or 2-byte elements of a word in reverse order.
-fn reverse_in_word(w: u32) -> u32 {
-    let halves = (w >> 16u) | (w << 16u);
-    if (ELEM_BYTES == 2u) {
-        return halves;
-    }
-    return ((halves >> 8u) & 0x00FF00FFu) | ((halves << 8u) & 0xFF00FF00u);
-}
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn main(

@@ -119,12 +119,22 @@ impl Plan {
     }
 
     /// The plan for a windowed piece of whole axis positions paired with an input
-    /// window (`src/window.rs`): `runs` walks the piece's positions in each
-    /// invocation; the others run it as they are.
-    pub(crate) fn walking_positions(self, layout: &Layout) -> Plan {
+    /// window (`src/window.rs`), on an axis of `axis_size` positions: `runs` walks
+    /// the piece's positions in each invocation, `rows` writes the vectors of its
+    /// lane whose sources the window owns (`None` where the lane is not whole
+    /// vectors or words); the others run it as they are.
+    pub(crate) fn walking_positions(
+        self,
+        layout: &Layout,
+        axis_size: u32,
+        element_bytes: u32,
+        device: &Device,
+    ) -> Option<Plan> {
+        let rows = layout.axis + 1 == layout.rank();
         match self {
-            Plan::Runs(p) => Plan::Runs(p.walking(layout.dims[layout.axis].size)),
-            other => other,
+            Plan::Runs(p) => Some(Plan::Runs(p.walking(layout.dims[layout.axis].size))),
+            _ if rows => rows::pairs_plan(layout, axis_size, element_bytes, device).map(Plan::Rows),
+            other => Some(other),
         }
     }
 

@@ -4,6 +4,11 @@
 //! computing on 32-bit words (`rows/rows.wgsl`), or on 64-bit words for 8- and
 //! 16-byte elements on a CPU adapter (`cpu/rows_64.wgsl`); on 32-bit words where a
 //! row is whole words but not whole vectors (`rows/rows_narrow.wgsl`).
+//!
+//! A lane longer than a binding window runs in pieces, each paired with the
+//! input windows of the lane (`src/window.rs`): `rows/pairs.wgsl` writes, in each
+//! pair, the vectors whose sources that window owns, a fixed grid striding over
+//! them.
 
 use super::{family_keys, vector_sizes, Fields, VectorLayout, WIDTHS};
 use crate::divisor::Divisor;
@@ -22,6 +27,9 @@ pub(crate) struct Plan {
     pub(super) access_bits: u32,
     pub(super) share_lengths: u32,
     pub(super) invocations: u32,
+    /// Whether the piece is part of a lane longer than a window, paired with an
+    /// input window (`rows/pairs.wgsl`).
+    pub(super) pairs: bool,
 }
 
 /// `rows` where the layout's rows are whole vectors or words.
@@ -44,6 +52,39 @@ pub(super) fn plan(layout: &Layout, element_bytes: u32, device: &Device) -> Opti
         access_bits,
         share_lengths: tuning::shared_lengths(device, per_row, element_bytes, access_bits),
         invocations: (vector.rows * u64::from(per_row)) as u32,
+        pairs: false,
+    })
+}
+
+/// `rows/pairs` for `piece`, a run of positions of one lane of `lane` positions,
+/// where the whole lane is vectors or words no narrower than an element.
+pub(super) fn pairs_plan(
+    piece: &Layout,
+    lane: u32,
+    element_bytes: u32,
+    device: &Device,
+) -> Option<Plan> {
+    if piece.rank() != 1 {
+        return None;
+    }
+    let mut whole = piece.clone();
+    whole.dims[0].size = lane;
+    let plan = plan(&whole, element_bytes, device)?;
+    if plan.vector.bytes < element_bytes {
+        return None;
+    }
+    let vecs = (u64::from(piece.dims[0].size) * u64::from(element_bytes))
+        .div_ceil(u64::from(plan.vector.bytes)) as u32;
+    let invocations = vecs
+        .div_ceil(plan.steps)
+        .min(tuning::pair_invocations(device.tuning))
+        .next_multiple_of(crate::shaders::WORKGROUP_SIZE);
+    Some(Plan {
+        per_row: 1,
+        share_lengths: 1,
+        invocations,
+        pairs: true,
+        ..plan
     })
 }
 
@@ -54,7 +95,7 @@ impl Plan {
             vector_bytes: self.vector.bytes,
             access_bits: self.access_bits,
             share_lengths: self.share_lengths,
-            walk_positions: false,
+            walk_positions: self.pairs,
         }
     }
 
@@ -66,6 +107,14 @@ impl Plan {
 }
 
 pub(super) fn kernel(key: &PipelineKey) -> (Kernel, Storage) {
+    if key.walk_positions {
+        let storage = match (key.vector_bytes, key.access_bits) {
+            (4, _) => Storage::Words,
+            (_, 64) => Storage::U64,
+            _ => Storage::Vec4,
+        };
+        return (Kernel::RowPairs, storage);
+    }
     match (key.vector_bytes, key.access_bits) {
         (4, _) => (Kernel::RowsNarrow, Storage::Words),
         (_, 64) if key.element_bytes >= 8 => (Kernel::Rows64, Storage::U64),
@@ -86,9 +135,16 @@ pub(super) fn keys() -> impl Iterator<Item = PipelineKey> {
         } else {
             &[1]
         };
-        shares.iter().map(move |&share_lengths| PipelineKey {
+        let shared = shares.iter().map(move |&share_lengths| PipelineKey {
             share_lengths,
             ..key
-        })
+        });
+        // Pairs over lanes longer than a window, of rank 1, on vectors no
+        // narrower than an element.
+        let pairs = (key.vector_bytes >= key.element_bytes).then_some(PipelineKey {
+            walk_positions: true,
+            ..key
+        });
+        shared.chain(pairs)
     })
 }

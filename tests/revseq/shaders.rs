@@ -98,7 +98,7 @@ fn every_specialisation_parses_validates_and_translates() {
     // Every kernel, with every storage it takes.
     let kernels: BTreeSet<(Kernel, Storage)> =
         by_source.keys().map(|s| (s.kernel, s.storage)).collect();
-    assert_eq!(kernels.len(), 15, "{kernels:?}");
+    assert_eq!(kernels.len(), 18, "{kernels:?}");
     eprintln!(
         "{checked} specialisations of {} sources validated",
         by_source.len()

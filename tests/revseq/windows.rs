@@ -11,7 +11,9 @@ use revseq::{
 
 use crate::record::run_at_offset_on;
 use crate::strided::{lengths_for, random_strides};
-use crate::support::{assert_matches_reference_on, gpu_with_limits, Rng, LENGTH_TYPES};
+use crate::support::{
+    assert_matches_reference_on, gpu_with_limits, length_bytes, Rng, LENGTH_TYPES,
+};
 
 const WINDOW: u32 = 64 << 10;
 
@@ -401,6 +403,60 @@ fn time_major_lanes_spanning_windows_stage_on_a_cpu_and_walk_on_a_gpu() {
             }
             if tuning == Tuning::Cpu {
                 assert!(b.dispatch_count() <= 2 * a.dispatch_count() + 1);
+            }
+        }
+    }
+}
+
+/// Lengths that put the reversed part's end, and so the straddling vector, on
+/// each side of every window boundary of an `n`-position lane of `width`-byte
+/// elements, besides the ends of the lane and values between.
+fn lengths_around_windows(n: u32, width: u32, rng: &mut Rng) -> Vec<i128> {
+    let per_window = i128::from(WINDOW / width);
+    let n = i128::from(n);
+    let mut lengths = vec![0, 1, 2, 3, 5, 17, n - 1, n, n + 3, -1];
+    for k in 1..=n / per_window {
+        for delta in [-17, -2, -1, 0, 1, 2, 15] {
+            lengths.push((k * per_window + delta).clamp(0, n));
+        }
+    }
+    lengths.extend((0..8).map(|_| i128::from(rng.below(n as u64))));
+    lengths
+}
+
+#[test]
+fn lanes_longer_than_a_window_pair_rows_with_each_input_window() {
+    for tuning in [Tuning::Cpu, Tuning::Gpu] {
+        let gpu = small_windows().with_tuning(tuning);
+        let mut rng = Rng::new(21);
+        for data_type in [
+            DataType::Uint8,
+            DataType::Float16,
+            DataType::Float32,
+            DataType::Float64,
+            DataType::Complex128,
+        ] {
+            let width = data_type.size_in_bytes();
+            // Lanes of whole 16-byte vectors, and (elements of 4 bytes or fewer)
+            // of whole words that are not whole vectors.
+            let mut lanes = vec![(3 * WINDOW + 4 * 16 + 16) / width];
+            if width <= 4 {
+                lanes.push((3 * WINDOW + 4 * 16 + 4) / width);
+            }
+            for n in lanes {
+                let lengths = lengths_around_windows(n, width, &mut rng);
+                let count = lengths.len() as u32;
+                let desc = packed(data_type, DataType::Int64, &[count, n], 1);
+                let op = gpu.compile(&desc).unwrap();
+                assert_eq!(op.variant(), Variant::Rows, "{desc:?}");
+                assert!(op.key().walk_positions, "{desc:?}: {:?}", op.key());
+                assert_eq!(op.scratch_bytes(), 0);
+                let input = rng.bytes(desc.input.min_size_in_bytes() as usize);
+                let lengths: Vec<u8> = lengths
+                    .iter()
+                    .flat_map(|&l| length_bytes(DataType::Int64, l))
+                    .collect();
+                assert_matches_reference_on(&gpu, &desc, &input, &lengths);
             }
         }
     }
