@@ -10,7 +10,9 @@
 //! - `--json PATH`: also write every row, with the adapter, as JSON;
 //! - `--sweep`: instead of the table, 4-byte `innermost`, `onnx-time-major` and
 //!   `outermost` from 1 MiB up to the largest tensor the adapter takes, bound 128 MiB
-//!   at a time, each timed beside the same layout at 64 MiB in one dispatch;
+//!   at a time, each timed beside the same layout at 64 MiB in one dispatch; then the
+//!   other layouts and `long-lanes` (three lanes, each longer than a binding) at the
+//!   largest size;
 //! - `--layout NAME`, `--width BYTES` (each repeatable): only these rows;
 //! - `--gpu-model`: instead of timing, every row (and rows that need the general
 //!   kernels) under the SIMT model of memory traffic, from the trace build of the
@@ -204,6 +206,9 @@ fn descriptor(layout: &str, data_type: DataType, elements: u32) -> ReverseSubseq
         // Rows of 63 elements: not whole vectors (the narrow kernels), or for 1- and
         // 2-byte elements not whole words (the general kernel).
         "odd-rows" => packed(&[elements / 63, 63], 1, DataType::Uint32, None),
+        // Three lanes, each longer than a 128 MiB binding past 1.5 GiB: the sweep's
+        // axis longer than a window. Lengths spread over the whole axis.
+        "long-lanes" => packed(&[3, elements / 3], 1, DataType::Uint32, None),
         // The axis strided in the input (stored column by column): the general
         // kernels, whatever the width.
         "strided-axis" => {
@@ -233,10 +238,18 @@ fn host_tensors(desc: &ReverseSubsequences) -> (Vec<u8>, Vec<u8>) {
 fn length_values(desc: &ReverseSubsequences, rng: &mut Rng) -> Vec<u8> {
     let length_type = desc.sequence_lengths.data_type();
     let onnx = length_type == DataType::Int64;
+    let n = desc.input.sizes()[desc.axis as usize];
     let slots = desc.sequence_lengths.min_size_in_bytes() / u64::from(length_type.size_in_bytes());
     (0..slots)
         .flat_map(|_| {
-            let value = rng.next() % if onnx { 65 } else { 73 };
+            let value = rng.next()
+                % if n > 64 {
+                    u64::from(n) + 1
+                } else if onnx {
+                    65
+                } else {
+                    73
+                };
             if onnx {
                 value.to_le_bytes().to_vec()
             } else {
@@ -774,17 +787,16 @@ impl Bench {
 
 /// `--sweep`: 4-byte layouts from 1 MiB, doubling, up to the largest tensor the
 /// adapter takes, on bindings of 128 MiB (windowed past them), each verified and
-/// timed alternately with the same layout at 64 MiB in one dispatch. Prints GB/s and
-/// the time per byte ÷ the 64 MiB figure's; whether every row matched the reference.
+/// timed alternately with the same layout at 64 MiB in one dispatch; then every
+/// other layout, and lanes longer than a binding, at the largest size. Prints GB/s
+/// and the time per byte ÷ the 64 MiB figure's; whether every row matched the
+/// reference.
 fn sweep(bench: &Bench, args: &Args) -> bool {
-    const BINDING: u64 = 128 << 20;
-    const BASE: u64 = 64 << 20;
     let largest = bench.gpu.device().limits().max_buffer_size.min(1 << 33);
-    let windowed_gpu = bench.gpu.with_max_binding(BINDING);
     println!(
         "sweep: 4-byte tensors up to {} MiB (max_buffer_size), bound {} MiB at a time; t/byte ÷ 64 MiB = time per byte ÷ the same layout's at 64 MiB in one dispatch, alternated in the same run",
         largest >> 20,
-        BINDING >> 20
+        SWEEP_BINDING >> 20
     );
     println!(
         "{:<16} {:>9} {:<7} {:>10} {:>11} {:>8} {:>16}  verified",
@@ -792,15 +804,8 @@ fn sweep(bench: &Bench, args: &Args) -> bool {
     );
     let wanted = |l: &str| args.layouts.is_empty() || args.layouts.iter().any(|w| w == l);
     let mut all_verified = true;
-    for layout in ["innermost", "onnx-time-major", "outermost"]
-        .into_iter()
-        .filter(|l| wanted(l))
-    {
-        let base_desc = descriptor(layout, DataType::Float32, (BASE / 4) as u32);
-        let base = bench.gpu.compile(&base_desc).expect("compile");
-        assert_eq!(base.dispatch_count(), 1, "64 MiB in one dispatch");
-        let base_tensors = bench.prepare(&base_desc);
-        let base_op = Bench::op(&base, &base_tensors);
+    let swept = ["innermost", "onnx-time-major", "outermost"];
+    for layout in swept.into_iter().filter(|l| wanted(l)) {
         // Doubling from 1 MiB, then the largest whole MiB the adapter takes.
         let mut sizes: Vec<u64> = (0..)
             .map(|k| 1u64 << (20 + k))
@@ -809,27 +814,61 @@ fn sweep(bench: &Bench, args: &Args) -> bool {
         if sizes.last() != Some(&(largest >> 20 << 20)) {
             sizes.push(largest >> 20 << 20);
         }
-        for size in sizes {
-            let desc = descriptor(layout, DataType::Float32, (size / 4) as u32);
-            let op = windowed_gpu.compile(&desc).expect("compile");
-            let tensors = bench.prepare(&desc);
-            let record = Bench::op(&op, &tensors);
-            let verified = bench.verify(&desc, &tensors, &record);
-            all_verified &= verified;
-            let times = bench.time(args.seconds, &[&base_op, &record]);
-            let ratio = (times[1] / size as f64) / (times[0] / BASE as f64);
-            println!(
-                "{:<16} {:>9} {:<7} {:>10} {:>11} {:>8.2} {:>15.2}×  {}",
-                layout,
-                size >> 20,
-                op.variant().name(),
-                op.dispatch_count(),
-                op.scratch_bytes() >> 20,
-                size as f64 / times[1] / 1e9,
-                ratio,
-                if verified { "yes" } else { "NO" }
-            );
-        }
+        all_verified &= sweep_rows(bench, layout, &sizes, args.seconds);
+    }
+    // The others at the largest size whose every buffer the adapter takes (the
+    // strided layout's input and output are padded).
+    let others = LAYOUTS.into_iter().filter(|l| !swept.contains(l));
+    for layout in others.chain(["long-lanes"]).filter(|l| wanted(l)) {
+        let elements = (largest / 4) as u32;
+        let desc = descriptor(layout, DataType::Float32, elements);
+        let padded = desc
+            .input
+            .min_size_in_bytes()
+            .max(desc.output.min_size_in_bytes());
+        let size = ((u128::from(largest) * u128::from(largest) / u128::from(padded)) as u64)
+            .min(largest)
+            >> 20
+            << 20;
+        all_verified &= sweep_rows(bench, layout, &[size], args.seconds);
+    }
+    all_verified
+}
+
+/// Bindings of the sweep's windowed dispatches: browsers' and `Limits::default()`'s.
+const SWEEP_BINDING: u64 = 128 << 20;
+
+/// One sweep row per size in `sizes` (bytes of output) for `layout`, each timed
+/// alternately with the same layout at 64 MiB in one dispatch.
+fn sweep_rows(bench: &Bench, layout: &str, sizes: &[u64], seconds: f64) -> bool {
+    const BASE: u64 = 64 << 20;
+    let base_desc = descriptor(layout, DataType::Float32, (BASE / 4) as u32);
+    let base = bench.gpu.compile(&base_desc).expect("compile");
+    assert_eq!(base.dispatch_count(), 1, "64 MiB in one dispatch");
+    let base_tensors = bench.prepare(&base_desc);
+    let base_op = Bench::op(&base, &base_tensors);
+    let windowed_gpu = bench.gpu.with_max_binding(SWEEP_BINDING);
+    let mut all_verified = true;
+    for &size in sizes {
+        let desc = descriptor(layout, DataType::Float32, (size / 4) as u32);
+        let op = windowed_gpu.compile(&desc).expect("compile");
+        let tensors = bench.prepare(&desc);
+        let record = Bench::op(&op, &tensors);
+        let verified = bench.verify(&desc, &tensors, &record);
+        all_verified &= verified;
+        let times = bench.time(seconds, &[&base_op, &record]);
+        let ratio = (times[1] / size as f64) / (times[0] / BASE as f64);
+        println!(
+            "{:<16} {:>9} {:<7} {:>10} {:>11} {:>8.2} {:>15.2}×  {}",
+            layout,
+            size >> 20,
+            op.variant().name(),
+            op.dispatch_count(),
+            op.scratch_bytes() >> 20,
+            size as f64 / times[1] / 1e9,
+            ratio,
+            if verified { "yes" } else { "NO" }
+        );
     }
     all_verified
 }
