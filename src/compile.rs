@@ -10,9 +10,8 @@ use crate::layout::Layout;
 use crate::params::{Params, PARAMS_SIZE};
 use crate::scope::capture;
 use crate::shaders::PipelineKey;
-use crate::tuning;
 use crate::window::{self, Dispatch};
-use crate::{Error, Gpu, ReverseSubsequences, TensorRole, Variant};
+use crate::{Error, Gpu, ReverseSubsequences, TensorRole};
 
 pub(crate) async fn compile(
     gpu: &Gpu,
@@ -104,11 +103,11 @@ fn cut_into_windows(
     let element_bytes = desc.input.data_type().size_in_bytes();
     let length_bytes = desc.sequence_lengths.data_type().size_in_bytes();
     let widths = [element_bytes, length_bytes, element_bytes].map(u64::from);
-    // `runs` on a GPU walks pieces of whole positions against each input window,
-    // moving every run once and nothing else: no copies through scratch.
+    // `runs` walks pieces of whole positions against each input window, moving
+    // every run once and nothing else, where the tuning walks its lanes: no copies
+    // through scratch.
     let device = gpu.plan_device();
-    let walk = tuning::walk_position_windows(device.tuning)
-        && Plan::new(layout, element_bytes, bytes[2], &device).variant() == Variant::Runs;
+    let walk = Plan::new(layout, element_bytes, bytes[2], &device).walks_pairs(layout, &device);
     window::split(
         layout,
         widths,

@@ -26,6 +26,9 @@ pub(crate) struct Params {
     pub(crate) position_hi: u32,
     pub(crate) interleave: u32,
     pub(crate) touch: u32,
+    pub(crate) lanes: u32,
+    /// Keeps `vecs` on the 16-byte boundary the WGSL struct puts it on.
+    pub(crate) padding: [u32; 3],
     pub(crate) vecs: Divisor,
     pub(crate) per_row: Divisor,
     pub(crate) blocks: Divisor,
@@ -113,6 +116,7 @@ mod tests {
             ("position_hi", offset_of!(Params, position_hi)),
             ("interleave", offset_of!(Params, interleave)),
             ("touch", offset_of!(Params, touch)),
+            ("lanes", offset_of!(Params, lanes)),
             ("vecs", offset_of!(Params, vecs)),
             ("per_row", offset_of!(Params, per_row)),
             ("blocks", offset_of!(Params, blocks)),

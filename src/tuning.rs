@@ -117,20 +117,41 @@ pub(crate) fn runs_steps(tuning: Tuning, vector_bytes: u32) -> u32 {
     }
 }
 
-/// Whether `runs` whose axis spans several windows walk pairs of position windows
-/// (a GPU: every run moved once, no copies, workgroups scheduled as they free up)
-/// rather than run staged through scratch (a CPU adapter, whose few threads each
-/// take a fixed share of a pair's mostly idle workgroups; `docs/windows.md` has
-/// the timings).
-pub(crate) fn walk_position_windows(tuning: Tuning) -> bool {
-    tuning == Tuning::Gpu
+/// How `runs` walks a windowed pair: a piece of whole positions and an input
+/// window of whole positions (`src/window.rs`), where the axis spans several
+/// windows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum PairWalk {
+    /// An invocation per vector group of one position's runs, walking the
+    /// positions whose sources the window holds; most find none.
+    ByRun,
+    /// A fixed grid of [`pair_invocations`]: each workgroup takes its lanes (the
+    /// runs of one position), or a share of one, and strides over the vectors
+    /// the pair moves in them.
+    ByLane,
 }
 
-/// Invocations of a `rows/pairs` dispatch, which stride over the vectors its pair
-/// of windows writes: enough to fill the device, few enough that a pair with
-/// nothing to write (most pairs of a long lane) costs little. A CPU adapter pays
-/// for each workgroup it starts, even one that returns at once, so it gets a few
-/// per thread.
+/// How `runs` walks windowed pairs of a layout with `lanes` runs per position;
+/// `None` where its pieces are staged through scratch instead. A GPU launches
+/// idle invocations cheaply, so each run gets its own. A CPU adapter pays for
+/// each invocation it starts, idle or not, so a small grid walks the lanes, as
+/// long as they are few: each lane costs its workgroups a visit in every pair
+/// (`docs/windows.md` has the timings).
+pub(crate) fn pair_walk(tuning: Tuning, lanes: u64) -> Option<PairWalk> {
+    match tuning {
+        Tuning::Gpu => Some(PairWalk::ByRun),
+        Tuning::Cpu => (lanes <= CPU_PAIR_LANES).then_some(PairWalk::ByLane),
+    }
+}
+
+/// The most lanes a CPU adapter's pair walk loops over.
+const CPU_PAIR_LANES: u64 = 64;
+
+/// Invocations of a `rows/pairs` dispatch, and of a `runs` pair walked lane by
+/// lane, which stride over the vectors its pair of windows writes: enough to
+/// fill the device, few enough that a pair with nothing to write (most pairs of a
+/// long lane) costs little. A CPU adapter pays for each workgroup it starts, even
+/// one that returns at once, so it gets a few per thread.
 pub(crate) fn pair_invocations(tuning: Tuning) -> u32 {
     match tuning {
         Tuning::Cpu => 16 * crate::shaders::WORKGROUP_SIZE,

@@ -14,14 +14,16 @@
 //! variant. When it does not (the axis spans more than a window), there are three
 //! ways, in this order of preference (`docs/windows.md` has their measurements):
 //!
-//! - Pairs (`runs` on a GPU, and `rows` for lanes longer than a window): pieces of
-//!   whole axis positions, each paired with the input windows of whole positions
-//!   it may read. In each pair, `runs` walks each run's positions whose source that
-//!   window holds; `rows/pairs.wgsl` writes the vectors whose sources the window
-//!   owns (a lane's windows bind one vector past what they own, and a piece's
-//!   windows run downwards: see the kernel). Each byte moves once, and nothing else
-//!   is touched. No copies; dispatches grow with the square of the windows an axis
-//!   spans (W(W+1)/2 at most), though only those a length gives work write.
+//! - Pairs (`runs` where the tuning walks it, `tuning::pair_walk`, and `rows` for
+//!   lanes longer than a window): pieces of whole axis positions, each paired with
+//!   the input windows of whole positions it may read. In each pair, `runs` walks
+//!   the positions whose source that window holds, run by run or lane by lane;
+//!   `rows/pairs.wgsl` writes the vectors whose sources the window owns (a lane's
+//!   windows bind one vector past what they own, and a piece's windows run
+//!   downwards: see the kernel). Each byte moves once, and nothing else is
+//!   touched. No copies; dispatches grow with the square of the windows an axis
+//!   spans (W(W+1)/2 at most), though only those a length gives work write, and
+//!   the others cost a length load per lane.
 //! - Staging ([`Staging`]): pieces that hold the whole axis, whose every position
 //!   is one contiguous segment of input and of output. `record` copies the input
 //!   segments into a scratch buffer, runs the piece there with any variant, and

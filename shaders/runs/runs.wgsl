@@ -7,7 +7,8 @@
 // the group's i-th, so that each step of the group touches consecutive vectors
 // (`tuning::run_interleave`: a CPU adapter's SIMD width, a GPU's warp); with one,
 // each invocation's vectors are consecutive. In a windowed dispatch of whole axis
-// positions, each invocation instead walks the positions of its run (`walk`).
+// positions, each invocation instead walks the positions of its run (`walk`), or
+// a fixed grid walks them lane by lane (`walk_lanes`; `tuning::pair_walk`).
 #import shared/vectors
 
 // Whether each invocation walks its run's positions (`walk`): windowed dispatches
@@ -24,7 +25,11 @@ fn main(
 ) {
     let id = invocation_index(group, groups, local);
     if (WALK) {
-        walk(id);
+        if (params.lanes != 0u) {
+            walk_lanes(id);
+        } else {
+            walk(id);
+        }
         return;
     }
     // Before the return, so that their loads of `params` are scalar on lavapipe.
@@ -102,4 +107,68 @@ fn walk(id: u32) {
 fn move_run(o: Outer, t: u32, s: u32, first: u32, interleave: u32) {
     let source = windowed_source(o.in_offset - params.in_shift, s, in_stride_at(AXIS));
     copy_vectors(vec_index(source), vec_index(o.out_offset + t * out_stride_at(AXIS)), first, interleave);
+}
+
+// A windowed pair walked lane by lane (`params.lanes` of them; a lane is the runs
+// of one position): a fixed grid of `params.count` invocations in which each
+// workgroup takes its lanes, or a share of one lane where there are more
+// workgroups than lanes, and strides over the runs the pair moves in them. A
+// lane with nothing to move in this pair costs its workgroups a length load, not
+// an invocation per run; and no invocation visits every lane.
+fn walk_lanes(id: u32) {
+    let a0 = params.axis_start;
+    let a1 = a0 + size_at(AXIS);
+    let lo = params.position_lo;
+    let hi = min(params.position_hi, params.axis_size);
+    let lanes = params.lanes;
+    let groups = params.count / WORKGROUP_SIZE;
+    let group = id / WORKGROUP_SIZE;
+    for (var lane = group % lanes; lane < lanes; lane += groups) {
+        // The workgroups of this lane, and this one's place among them.
+        let shares = select(1u, (groups - lane + lanes - 1u) / lanes, groups >= lanes);
+        let stride = shares * WORKGROUP_SIZE;
+        let next = (group / lanes) * WORKGROUP_SIZE + id % WORKGROUP_SIZE;
+        let o = outer(lane, false);
+        let len = lane_length(o.len_offset, params.axis_size);
+        // As in `walk`: reversed, T in [len - hi, len - lo); copied, T >= len.
+        let r0 = max(a0, select(0u, len - hi, len > hi));
+        let r1 = min(a1, select(0u, len - lo, len > lo));
+        let rest = move_positions(o, r0, r1, len, next, stride);
+        _ = move_positions(o, max(a0, max(len, lo)), min(a1, hi), 0u, rest, stride);
+    }
+}
+
+// The runs of lane `o` at positions [t0, t1), each from its mirror in `len` (0:
+// from the same position): this invocation's share of each, as in the
+// one-position kernel (`params.per_row` invocations a run), taken by `next` and
+// every `stride`-th after it. Returns the next one past them, counted from the
+// end of the range.
+fn move_positions(o: Outer, t0: u32, t1: u32, len: u32, next: u32, stride: u32) -> u32 {
+    let per_run = params.per_row.value;
+    let total = (max(t0, t1) - t0) * per_run;
+    if (next >= total) {
+        return next - total;
+    }
+    let interleave = params.interleave;
+    let step_t = divide(stride, params.per_row);
+    let step_i = stride - step_t * per_run;
+    var t = t0 + divide(next, params.per_row);
+    var i = next - (t - t0) * per_run;
+    let in_axis = in_stride_at(AXIS);
+    let out_axis = out_stride_at(AXIS);
+    var k = next;
+    for (; k < total; k += stride) {
+        let source = o.in_offset + (mirrored(t, len) - params.position_lo) * in_axis;
+        let dest = o.out_offset + (t - params.axis_start) * out_axis;
+        let team = i >> countTrailingZeros(interleave);
+        let first = team * interleave * STEPS + (i & (interleave - 1u));
+        copy_vectors(vec_index(source), vec_index(dest), first, interleave);
+        i += step_i;
+        t += step_t;
+        if (i >= per_run) {
+            i -= per_run;
+            t += 1u;
+        }
+    }
+    return k - total;
 }

@@ -54,8 +54,13 @@ struct Params {
     // `gather` on a CPU adapter: all ones where each invocation loads a word
     // ahead of its gathers (`touch_ahead` in `gather/gather.wgsl`), else 0.
     touch: u32,
+    // `runs` walking a windowed pair lane by lane (`walk_lanes` in
+    // `runs/runs.wgsl`): the runs of one position; 0 where each invocation walks
+    // one run.
+    lanes: u32,
     // The vector families: vectors in one row or run of the innermost dimension.
-    vecs: Divisor,
+    // A uniform struct member starts on 16 bytes.
+    @align(16) vecs: Divisor,
     // `rows`, `runs`: invocations per row or run.
     per_row: Divisor,
     // `gather`: blocks of STEPS positions along the axis.

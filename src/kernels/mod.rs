@@ -132,9 +132,24 @@ impl Plan {
     ) -> Option<Plan> {
         let rows = layout.axis + 1 == layout.rank();
         match self {
-            Plan::Runs(p) => Some(Plan::Runs(p.walking(layout.dims[layout.axis].size))),
+            Plan::Runs(p) => Some(Plan::Runs(
+                p.walking(layout.dims[layout.axis].size, device.tuning),
+            )),
             _ if rows => rows::pairs_plan(layout, axis_size, element_bytes, device).map(Plan::Rows),
             other => Some(other),
+        }
+    }
+
+    /// Whether windowed pieces of whole positions of `layout` walk pairs with
+    /// input windows (`tuning::pair_walk`) rather than stage through scratch:
+    /// `runs`, where the tuning walks its lanes.
+    pub(crate) fn walks_pairs(&self, layout: &Layout, device: &Device) -> bool {
+        match self {
+            Plan::Runs(p) => {
+                let lanes = p.lanes(layout.dims[layout.axis].size);
+                tuning::pair_walk(device.tuning, lanes).is_some()
+            }
+            _ => false,
         }
     }
 

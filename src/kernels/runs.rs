@@ -9,7 +9,7 @@ use crate::divisor::Divisor;
 use crate::layout::Layout;
 use crate::params::Params;
 use crate::shaders::{Kernel, PipelineKey, Storage};
-use crate::tuning::{self, Device, Tuning};
+use crate::tuning::{self, Device, PairWalk, Tuning};
 use crate::Variant;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -25,6 +25,9 @@ pub(crate) struct Plan {
     pub(super) invocations: u32,
     /// Whether each invocation walks the piece's axis positions (`WALK`).
     pub(super) walking: bool,
+    /// Where a fixed grid walks them lane by lane: the runs of one position
+    /// (`walk_lanes`); 0 where each invocation walks one run.
+    pub(super) lanes: u32,
 }
 
 /// `runs` where the layout's runs are whole vectors or words.
@@ -53,17 +56,40 @@ pub(super) fn plan(layout: &Layout, element_bytes: u32, device: &Device) -> Opti
         access_bits: tuning::access_bits(device, Variant::Runs, element_bytes, vector.bytes),
         invocations: (vector.rows * u64::from(per_run)) as u32,
         walking: false,
+        lanes: 0,
     })
 }
 
 impl Plan {
-    /// Invocations for the runs of one position of the `positions` the piece
-    /// holds, each walking them all.
-    pub(super) fn walking(self, positions: u32) -> Plan {
-        Plan {
-            invocations: self.invocations / positions.max(1),
-            walking: true,
-            ..self
+    /// Runs of one of the `positions` along the axis: a lane.
+    pub(super) fn lanes(&self, positions: u32) -> u64 {
+        self.vector.rows / u64::from(positions.max(1))
+    }
+
+    /// The plan for a windowed pair of a piece of `positions` and an input window
+    /// (`tuning::pair_walk`): an invocation per vector group of one position's
+    /// runs, each walking them all, or a fixed grid striding over the vectors the
+    /// pair moves, lane by lane.
+    pub(super) fn walking(self, positions: u32, tuning: Tuning) -> Plan {
+        let lanes = self.lanes(positions);
+        match tuning::pair_walk(tuning, lanes) {
+            Some(PairWalk::ByLane) => {
+                let shares = self.vector.rows * u64::from(self.per_run);
+                let grid = u64::from(tuning::pair_invocations(tuning));
+                Plan {
+                    invocations: shares
+                        .next_multiple_of(u64::from(crate::shaders::WORKGROUP_SIZE))
+                        .min(grid) as u32,
+                    walking: true,
+                    lanes: lanes as u32,
+                    ..self
+                }
+            }
+            _ => Plan {
+                invocations: self.invocations / positions.max(1),
+                walking: true,
+                ..self
+            },
         }
     }
 
@@ -82,6 +108,7 @@ impl Plan {
         params.vecs = Divisor::new(self.vector.vecs);
         params.per_row = Divisor::new(self.per_run);
         params.interleave = self.interleave;
+        params.lanes = self.lanes;
     }
 }
 

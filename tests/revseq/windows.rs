@@ -388,23 +388,72 @@ fn per_element_lanes_spanning_windows_are_staged_in_linear_dispatches() {
 }
 
 #[test]
-fn time_major_lanes_spanning_windows_stage_on_a_cpu_and_walk_on_a_gpu() {
+fn time_major_lanes_spanning_windows_walk_pairs_without_scratch() {
     for tuning in [Tuning::Cpu, Tuning::Gpu] {
         let gpu = small_windows().with_tuning(tuning);
         for data_type in [DataType::Float32, DataType::Float16, DataType::Uint8] {
-            let [small, large] = [1, 2].map(|scale| time_major_spanning(data_type, scale));
-            let (a, b) = (gpu.compile(&small).unwrap(), gpu.compile(&large).unwrap());
-            for (op, desc) in [(&a, &small), (&b, &large)] {
+            // 16 and 32 lanes: a CPU walks them lane by lane, a GPU run by run.
+            for scale in [1, 2] {
+                let desc = time_major_spanning(data_type, scale);
+                let op = gpu.compile(&desc).unwrap();
                 assert_eq!(op.variant(), Variant::Runs, "{desc:?}");
-                assert_eq!(op.key().walk_positions, tuning == Tuning::Gpu, "{desc:?}");
-                // Walking pairs need no scratch; staged pieces need copies.
-                assert_eq!(op.scratch_bytes() == 0, tuning == Tuning::Gpu, "{desc:?}");
-                check_on(&gpu, desc, 13);
-            }
-            if tuning == Tuning::Cpu {
-                assert!(b.dispatch_count() <= 2 * a.dispatch_count() + 1);
+                assert!(op.key().walk_positions, "{desc:?}");
+                assert_eq!(op.scratch_bytes(), 0, "{desc:?}");
+                check_on(&gpu, &desc, 13 + u64::from(scale));
             }
         }
+    }
+}
+
+/// Fewer lanes than a CPU's pair grid has workgroups: the workgroups share each
+/// lane (1 MiB windows, so that a piece fills several workgroups), unevenly where
+/// the lanes do not divide them.
+#[test]
+fn time_major_with_few_lanes_shares_each_lane_among_workgroups() {
+    const MIB: u64 = 1 << 20;
+    let gpu = gpu_with_limits(|limits| limits.max_storage_buffer_binding_size = MIB)
+        .with_tuning(Tuning::Cpu);
+    for (data_type, lanes) in [
+        (DataType::Float32, 1),
+        (DataType::Float32, 5),
+        (DataType::Uint8, 3),
+    ] {
+        // Half a window a position, in whole 16-byte vectors.
+        let bytes = data_type.size_in_bytes();
+        let sizes = [24, lanes, (MIB as u32 / 2) / (lanes * 16) * 16 / bytes];
+        let desc = ReverseSubsequences::new(
+            TensorDesc::new(data_type, &sizes),
+            TensorDesc::new(DataType::Int64, &[1, lanes, sizes[2]]).with_strides(&[0, 1, 0]),
+            TensorDesc::new(data_type, &sizes),
+            0,
+        );
+        let op = gpu.compile(&desc).unwrap();
+        assert_eq!(op.variant(), Variant::Runs, "{desc:?}");
+        assert!(
+            op.key().walk_positions && op.scratch_bytes() == 0,
+            "{desc:?}"
+        );
+        for seed in 0..3 {
+            check_on(&gpu, &desc, 20 + seed);
+        }
+    }
+}
+
+#[test]
+fn time_major_with_many_lanes_stages_on_a_cpu_in_linear_dispatches() {
+    let gpu = small_windows().with_tuning(Tuning::Cpu);
+    for data_type in [DataType::Float32, DataType::Uint8] {
+        // 128 and 256 lanes: more than a CPU walks lane by lane.
+        let [small, large] = [8, 16].map(|scale| time_major_spanning(data_type, scale));
+        let (a, b) = (gpu.compile(&small).unwrap(), gpu.compile(&large).unwrap());
+        for (op, desc) in [(&a, &small), (&b, &large)] {
+            assert_eq!(op.variant(), Variant::Runs, "{desc:?}");
+            assert!(!op.key().walk_positions, "{desc:?}");
+            assert!(op.scratch_bytes() > 0, "{desc:?}");
+        }
+        assert!(b.dispatch_count() <= 2 * a.dispatch_count() + 1);
+        check_on(&gpu, &small, 17);
+        check_on(&gpu, &large, 18);
     }
 }
 
