@@ -107,7 +107,12 @@ fn cut_into_windows(
     // every run once and nothing else, where the tuning walks its lanes: no copies
     // through scratch.
     let device = gpu.plan_device();
-    let walk = Plan::new(layout, element_bytes, bytes[2], &device).walks_pairs(layout, &device);
+    let walk = Plan::new(layout, element_bytes, bytes[2], &device).walks_pairs(
+        layout,
+        &device,
+        bytes[2],
+        gpu.max_binding(),
+    );
     window::split(
         layout,
         widths,

@@ -131,21 +131,34 @@ pub(crate) enum PairWalk {
     ByLane,
 }
 
-/// How `runs` walks windowed pairs of a layout with `lanes` runs per position;
-/// `None` where its pieces are staged through scratch instead. A GPU launches
-/// idle invocations cheaply, so each run gets its own. A CPU adapter pays for
-/// each invocation it starts, idle or not, so a small grid walks the lanes, as
-/// long as they are few: each lane costs its workgroups a visit in every pair
-/// (`docs/windows.md` has the timings).
-pub(crate) fn pair_walk(tuning: Tuning, lanes: u64) -> Option<PairWalk> {
+/// How `runs` walks a windowed pair. A GPU retires idle invocations cheaply, so
+/// each run gets its own. A CPU adapter pays for each invocation it starts, idle
+/// or not, so a small grid walks the lanes.
+pub(crate) fn pair_walk(tuning: Tuning) -> PairWalk {
     match tuning {
-        Tuning::Gpu => Some(PairWalk::ByRun),
-        Tuning::Cpu => (lanes <= CPU_PAIR_LANES).then_some(PairWalk::ByLane),
+        Tuning::Gpu => PairWalk::ByRun,
+        Tuning::Cpu => PairWalk::ByLane,
+    }
+}
+
+/// Whether `runs` walks windowed pairs, for a layout with `lanes` runs per
+/// position whose pairs move `bytes_per_pair` on average, rather than staging its
+/// pieces through scratch. Always on a GPU. On a CPU adapter each lane costs its
+/// workgroups a visit in every pair, and every dispatch costs about what moving a
+/// few MiB does, while staging costs two copies of the tensor: so only for a few
+/// lanes and large pairs (`docs/windows.md` has the timings).
+pub(crate) fn walks_pairs(tuning: Tuning, lanes: u64, bytes_per_pair: u64) -> bool {
+    match tuning {
+        Tuning::Gpu => true,
+        Tuning::Cpu => lanes <= CPU_PAIR_LANES && bytes_per_pair >= CPU_PAIR_BYTES,
     }
 }
 
 /// The most lanes a CPU adapter's pair walk loops over.
 const CPU_PAIR_LANES: u64 = 64;
+
+/// The fewest bytes a CPU adapter's walked pair moves on average.
+const CPU_PAIR_BYTES: u64 = 4 << 20;
 
 /// Invocations of a `rows/pairs` dispatch, and of a `runs` pair walked lane by
 /// lane, which stride over the vectors its pair of windows writes: enough to

@@ -14,7 +14,7 @@
 //! variant. When it does not (the axis spans more than a window), there are three
 //! ways, in this order of preference (`docs/windows.md` has their measurements):
 //!
-//! - Pairs (`runs` where the tuning walks it, `tuning::pair_walk`, and `rows` for
+//! - Pairs (`runs` where the tuning walks it, `tuning::walks_pairs`, and `rows` for
 //!   lanes longer than a window): pieces of whole axis positions, each paired with
 //!   the input windows of whole positions it may read. In each pair, `runs` walks
 //!   the positions whose source that window holds, run by run or lane by lane;

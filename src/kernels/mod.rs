@@ -141,13 +141,23 @@ impl Plan {
     }
 
     /// Whether windowed pieces of whole positions of `layout` walk pairs with
-    /// input windows (`tuning::pair_walk`) rather than stage through scratch:
-    /// `runs`, where the tuning walks its lanes.
-    pub(crate) fn walks_pairs(&self, layout: &Layout, device: &Device) -> bool {
+    /// input windows (`tuning::walks_pairs`) rather than stage through scratch:
+    /// `runs`, where the tuning walks its lanes, on `output_bytes` cut into
+    /// windows of `window` bytes, each piece paired with the windows at and
+    /// below its own at most.
+    pub(crate) fn walks_pairs(
+        &self,
+        layout: &Layout,
+        device: &Device,
+        output_bytes: u64,
+        window: u64,
+    ) -> bool {
         match self {
             Plan::Runs(p) => {
                 let lanes = p.lanes(layout.dims[layout.axis].size);
-                tuning::pair_walk(device.tuning, lanes).is_some()
+                let windows = output_bytes.div_ceil(window.max(1)).max(1);
+                let pairs = windows * (windows + 1) / 2;
+                tuning::walks_pairs(device.tuning, lanes, output_bytes / pairs)
             }
             _ => false,
         }

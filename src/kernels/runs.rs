@@ -68,12 +68,11 @@ impl Plan {
 
     /// The plan for a windowed pair of a piece of `positions` and an input window
     /// (`tuning::pair_walk`): an invocation per vector group of one position's
-    /// runs, each walking them all, or a fixed grid striding over the vectors the
+    /// runs, each walking them all, or a fixed grid striding over the runs the
     /// pair moves, lane by lane.
     pub(super) fn walking(self, positions: u32, tuning: Tuning) -> Plan {
-        let lanes = self.lanes(positions);
-        match tuning::pair_walk(tuning, lanes) {
-            Some(PairWalk::ByLane) => {
+        match tuning::pair_walk(tuning) {
+            PairWalk::ByLane => {
                 let shares = self.vector.rows * u64::from(self.per_run);
                 let grid = u64::from(tuning::pair_invocations(tuning));
                 Plan {
@@ -81,11 +80,11 @@ impl Plan {
                         .next_multiple_of(u64::from(crate::shaders::WORKGROUP_SIZE))
                         .min(grid) as u32,
                     walking: true,
-                    lanes: lanes as u32,
+                    lanes: self.lanes(positions) as u32,
                     ..self
                 }
             }
-            _ => Plan {
+            PairWalk::ByRun => Plan {
                 invocations: self.invocations / positions.max(1),
                 walking: true,
                 ..self
