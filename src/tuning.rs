@@ -131,13 +131,15 @@ pub(crate) enum PairWalk {
     ByLane,
 }
 
-/// How `runs` walks a windowed pair. A GPU retires idle invocations cheaply, so
-/// each run gets its own. A CPU adapter pays for each invocation it starts, idle
-/// or not, so a small grid walks the lanes.
-pub(crate) fn pair_walk(tuning: Tuning) -> PairWalk {
+/// How `runs` walks a windowed pair of a layout with `lanes` runs per position.
+/// A GPU retires idle invocations cheaply, so each run gets its own. A CPU
+/// adapter pays for each invocation it starts, idle or not, so a small grid walks
+/// the lanes, where they are few (many lanes walk pairs only where nothing else
+/// can run them: [`walks_pairs`]).
+pub(crate) fn pair_walk(tuning: Tuning, lanes: u64) -> PairWalk {
     match tuning {
-        Tuning::Gpu => PairWalk::ByRun,
-        Tuning::Cpu => PairWalk::ByLane,
+        Tuning::Cpu if lanes <= CPU_PAIR_LANES => PairWalk::ByLane,
+        _ => PairWalk::ByRun,
     }
 }
 

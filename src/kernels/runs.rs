@@ -71,7 +71,8 @@ impl Plan {
     /// runs, each walking them all, or a fixed grid striding over the runs the
     /// pair moves, lane by lane.
     pub(super) fn walking(self, positions: u32, tuning: Tuning) -> Plan {
-        match tuning::pair_walk(tuning) {
+        let lanes = self.lanes(positions);
+        match tuning::pair_walk(tuning, lanes) {
             PairWalk::ByLane => {
                 let shares = self.vector.rows * u64::from(self.per_run);
                 let grid = u64::from(tuning::pair_invocations(tuning));
@@ -80,7 +81,7 @@ impl Plan {
                         .next_multiple_of(u64::from(crate::shaders::WORKGROUP_SIZE))
                         .min(grid) as u32,
                     walking: true,
-                    lanes: self.lanes(positions) as u32,
+                    lanes: lanes as u32,
                     ..self
                 }
             }
