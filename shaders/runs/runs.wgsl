@@ -40,7 +40,7 @@ fn main(
     }
     let len = lane_length(o.len_offset, params.axis_size);
     let interleave = params.interleave;
-    let first = first_vector(id, run, interleave);
+    let first = first_vector(id - run * params.per_row.value, interleave);
     // A windowed dispatch may hold a part of the axis from `axis_start` on, and
     // input windows of whole axis positions: it copies only the runs whose source
     // position its input binding holds (`src/window.rs`). One dispatch of the
@@ -53,10 +53,9 @@ fn main(
     copy_vectors(vec_index(source), vec_index(o.out_offset + o.t * out_stride_at(AXIS)), first, interleave);
 }
 
-// The first of invocation `id`'s vectors in its run `run`. The interleave is a
+// The first vector of the invocation `in_run`-th in its run. The interleave is a
 // power of two: shifts, not per-lane divisions.
-fn first_vector(id: u32, run: u32, interleave: u32) -> u32 {
-    let in_run = id - run * params.per_row.value;
+fn first_vector(in_run: u32, interleave: u32) -> u32 {
     let team = in_run >> countTrailingZeros(interleave);
     return team * interleave * STEPS + (in_run & (interleave - 1u));
 }
@@ -87,7 +86,7 @@ fn walk(id: u32) {
     }
     let len = lane_length(o.len_offset, params.axis_size);
     let interleave = params.interleave;
-    let first = first_vector(id, run, interleave);
+    let first = first_vector(id - run * params.per_row.value, interleave);
     let a0 = params.axis_start;
     let a1 = a0 + size_at(AXIS);
     let lo = params.position_lo;
@@ -154,15 +153,9 @@ fn move_positions(o: Outer, t0: u32, t1: u32, len: u32, next: u32, stride: u32) 
     let step_i = stride - step_t * per_run;
     var t = t0 + divide(next, params.per_row);
     var i = next - (t - t0) * per_run;
-    let in_axis = in_stride_at(AXIS);
-    let out_axis = out_stride_at(AXIS);
     var k = next;
     for (; k < total; k += stride) {
-        let source = o.in_offset + (mirrored(t, len) - params.position_lo) * in_axis;
-        let dest = o.out_offset + (t - params.axis_start) * out_axis;
-        let team = i >> countTrailingZeros(interleave);
-        let first = team * interleave * STEPS + (i & (interleave - 1u));
-        copy_vectors(vec_index(source), vec_index(dest), first, interleave);
+        move_run(o, t - params.axis_start, mirrored(t, len), first_vector(i, interleave), interleave);
         i += step_i;
         t += step_t;
         if (i >= per_run) {
