@@ -111,9 +111,12 @@ fn move_run(o: Outer, t: u32, s: u32, first: u32, interleave: u32) {
 // A windowed pair walked lane by lane (`params.lanes` of them; a lane is the runs
 // of one position): a fixed grid of `params.count` invocations in which each
 // workgroup takes its lanes, or a share of one lane where there are more
-// workgroups than lanes, and strides over the runs the pair moves in them. A
-// lane with nothing to move in this pair costs its workgroups a length load, not
-// an invocation per run; and no invocation visits every lane.
+// workgroups than lanes. A lane with nothing to move in this pair costs its
+// workgroups a length load, not an invocation per run; and no invocation visits
+// every lane. Within a lane, each team of `interleave` invocations takes one
+// contiguous range of the runs' vector blocks, so that a CPU thread, which runs
+// a team's loop to its end before the next team, streams through memory rather
+// than jumping a grid's width at every step.
 fn walk_lanes(id: u32) {
     let a0 = params.axis_start;
     let a1 = a0 + size_at(AXIS);
@@ -122,46 +125,41 @@ fn walk_lanes(id: u32) {
     let lanes = params.lanes;
     let groups = params.count / WORKGROUP_SIZE;
     let group = id / WORKGROUP_SIZE;
+    let interleave = params.interleave;
+    let per_run = params.per_row.value;
     for (var lane = group % lanes; lane < lanes; lane += groups) {
-        // The workgroups of this lane, and this one's place among them.
+        // The workgroups of this lane, and this invocation's place among them.
         let shares = select(1u, (groups - lane + lanes - 1u) / lanes, groups >= lanes);
-        let stride = shares * WORKGROUP_SIZE;
-        let next = (group / lanes) * WORKGROUP_SIZE + id % WORKGROUP_SIZE;
+        let place = (group / lanes) * WORKGROUP_SIZE + id % WORKGROUP_SIZE;
         let o = outer(lane, false);
         let len = lane_length(o.len_offset, params.axis_size);
         // As in `walk`: reversed, T in [len - hi, len - lo); copied, T >= len.
+        // The lane's positions in this pair: the reversed ones, then the copied.
         let r0 = max(a0, select(0u, len - hi, len > hi));
-        let r1 = min(a1, select(0u, len - lo, len > lo));
-        let rest = move_positions(o, r0, r1, len, next, stride);
-        _ = move_positions(o, max(a0, max(len, lo)), min(a1, hi), 0u, rest, stride);
-    }
-}
-
-// The runs of lane `o` at positions [t0, t1), each from its mirror in `len` (0:
-// from the same position): this invocation's share of each, as in the
-// one-position kernel (`params.per_row` invocations a run), taken by `next` and
-// every `stride`-th after it. Returns the next one past them, counted from the
-// end of the range.
-fn move_positions(o: Outer, t0: u32, t1: u32, len: u32, next: u32, stride: u32) -> u32 {
-    let per_run = params.per_row.value;
-    let total = (max(t0, t1) - t0) * per_run;
-    if (next >= total) {
-        return next - total;
-    }
-    let interleave = params.interleave;
-    let step_t = divide(stride, params.per_row);
-    let step_i = stride - step_t * per_run;
-    var t = t0 + divide(next, params.per_row);
-    var i = next - (t - t0) * per_run;
-    var k = next;
-    for (; k < total; k += stride) {
-        move_run(o, t - params.axis_start, mirrored(t, len), first_vector(i, interleave), interleave);
-        i += step_i;
-        t += step_t;
-        if (i >= per_run) {
-            i -= per_run;
-            t += 1u;
+        let reversed = max(r0, min(a1, select(0u, len - lo, len > lo))) - r0;
+        let c0 = max(a0, max(len, lo));
+        let positions = reversed + max(c0, min(a1, hi)) - c0;
+        // A block is `interleave` invocation shares of one run (`per_run` is a
+        // multiple of `interleave`): what one step of a team moves.
+        let blocks = positions * (per_run / interleave);
+        let teams = shares * WORKGROUP_SIZE / interleave;
+        let per_team = (blocks + teams - 1u) / teams;
+        let b0 = min(place / interleave * per_team, blocks);
+        let b1 = min(b0 + per_team, blocks);
+        if (b0 >= b1) {
+            continue;
+        }
+        var p = divide(b0 * interleave, params.per_row);
+        var i = b0 * interleave - p * per_run + place % interleave;
+        for (var b = b0; b < b1; b++) {
+            let t = select(c0 + p - reversed, r0 + p, p < reversed);
+            let s = select(t, len - 1u - t, p < reversed);
+            move_run(o, t - a0, s, first_vector(i, interleave), interleave);
+            i += interleave;
+            if (i >= per_run) {
+                i -= per_run;
+                p += 1u;
+            }
         }
     }
-    return k - total;
 }
