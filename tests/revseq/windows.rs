@@ -419,16 +419,18 @@ fn time_major_pairs_walked_lane_by_lane() {
         limits.max_storage_buffer_binding_size = u64::from(8 * MIB);
     })
     .with_tuning(Tuning::Cpu);
-    for (data_type, lanes) in [
-        (DataType::Float32, 1),
-        (DataType::Float32, 5),
-        (DataType::Uint8, 3),
-        (DataType::Float16, 32),
+    // 7 positions of 2 MiB at most, in whole 16-byte vectors: three windows of
+    // three positions. Then runs of two vectors, too short to interleave, over
+    // 262,144 positions: 24 MiB, three windows.
+    let long_runs = |lanes: u32, bytes: u32| [7, lanes, 2 * MIB / (lanes * 16) * 16 / bytes];
+    for (data_type, sizes) in [
+        (DataType::Float32, long_runs(1, 4)),
+        (DataType::Float32, long_runs(5, 4)),
+        (DataType::Uint8, long_runs(3, 1)),
+        (DataType::Float16, long_runs(32, 2)),
+        (DataType::Float32, [1 << 18, 3, 8]),
     ] {
-        // 7 positions of 2 MiB at most, in whole 16-byte vectors: three windows
-        // of three positions.
-        let bytes = data_type.size_in_bytes();
-        let sizes = [7, lanes, 2 * MIB / (lanes * 16) * 16 / bytes];
+        let lanes = sizes[1];
         let desc = ReverseSubsequences::new(
             TensorDesc::new(data_type, &sizes),
             TensorDesc::new(DataType::Int64, &[1, lanes, sizes[2]]).with_strides(&[0, 1, 0]),
