@@ -148,6 +148,7 @@ fn plan_pieces(
             access_bits: fields.access_bits,
             share_lengths: fields.share_lengths,
             walk_positions: fields.walk_positions,
+            walk_lanes: fields.walk_lanes,
         }
     };
     let walk = pieces.iter().any(|piece| !piece.whole && piece.by_position);

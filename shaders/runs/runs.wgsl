@@ -16,6 +16,10 @@
 // it is: on lavapipe, a branch on the uniform before its loads would make them
 // per-lane.
 override WALK: bool;
+// Whether, where WALK, a fixed grid walks lane by lane instead (`walk_lanes`). A
+// constant too: lavapipe pays for the walk a pipeline holds but does not run, in
+// every dispatch.
+override WALK_LANES: bool;
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn main(
@@ -25,7 +29,7 @@ fn main(
 ) {
     let id = invocation_index(group, groups, local);
     if (WALK) {
-        if (params.lanes != 0u) {
+        if (WALK_LANES) {
             walk_lanes(id);
         } else {
             walk(id);

@@ -46,6 +46,7 @@ impl Plan {
             access_bits: self.access_bits,
             share_lengths: 1,
             walk_positions: false,
+            walk_lanes: false,
         }
     }
 

@@ -81,6 +81,7 @@ pub(crate) struct Fields {
     pub(crate) access_bits: u32,
     pub(crate) share_lengths: u32,
     pub(crate) walk_positions: bool,
+    pub(crate) walk_lanes: bool,
 }
 
 /// A family and the counts its kernel needs for one piece of the tensor.
@@ -245,6 +246,7 @@ pub(crate) fn constants(key: &PipelineKey, constants: &mut Vec<(&'static str, f6
     }
     if key.variant == Variant::Runs {
         constants.push(("WALK", f64::from(u8::from(key.walk_positions))));
+        constants.push(("WALK_LANES", f64::from(u8::from(key.walk_lanes))));
     }
 }
 
@@ -286,6 +288,7 @@ fn family_keys(
                         access_bits,
                         share_lengths: 1,
                         walk_positions: false,
+                        walk_lanes: false,
                     })
             })
         })

@@ -96,6 +96,7 @@ impl Plan {
             access_bits: self.access_bits,
             share_lengths: self.share_lengths,
             walk_positions: self.pairs,
+            walk_lanes: false,
         }
     }
 

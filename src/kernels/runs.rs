@@ -100,6 +100,7 @@ impl Plan {
             access_bits: self.access_bits,
             share_lengths: 1,
             walk_positions: self.walking,
+            walk_lanes: self.lanes != 0,
         }
     }
 
@@ -126,9 +127,12 @@ pub(super) fn keys() -> impl Iterator<Item = PipelineKey> {
         (1, tuning::runs_steps(Tuning::Cpu, vector_bytes))
     })
     .flat_map(|key| {
-        [false, true].map(|walk_positions| PipelineKey {
-            walk_positions,
-            ..key
+        [(false, false), (true, false), (true, true)].map(|(walk_positions, walk_lanes)| {
+            PipelineKey {
+                walk_positions,
+                walk_lanes,
+                ..key
+            }
         })
     })
 }

@@ -66,6 +66,7 @@ impl Plan {
             access_bits: 32,
             share_lengths: 1,
             walk_positions: false,
+            walk_lanes: false,
         }
     }
 

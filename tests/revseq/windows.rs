@@ -398,6 +398,8 @@ fn time_major_lanes_spanning_small_windows_stage_on_a_cpu_and_walk_on_a_gpu() {
                 assert_eq!(op.variant(), Variant::Runs, "{desc:?}");
                 // A CPU adapter walks only pairs that move MiB: these stage.
                 assert_eq!(op.key().walk_positions, tuning == Tuning::Gpu, "{desc:?}");
+                // A GPU walks run by run.
+                assert!(!op.key().walk_lanes, "{desc:?}");
                 assert_eq!(op.scratch_bytes() == 0, tuning == Tuning::Gpu, "{desc:?}");
                 check_on(&gpu, desc, 13);
             }
@@ -440,7 +442,7 @@ fn time_major_pairs_walked_lane_by_lane() {
         let op = gpu.compile(&desc).unwrap();
         assert_eq!(op.variant(), Variant::Runs, "{desc:?}");
         assert!(
-            op.key().walk_positions && op.scratch_bytes() == 0,
+            op.key().walk_positions && op.key().walk_lanes && op.scratch_bytes() == 0,
             "{desc:?}"
         );
         for seed in 0..2 {
