@@ -152,7 +152,9 @@ pub(crate) fn pair_walk(tuning: Tuning, lanes: u64) -> PairWalk {
 pub(crate) fn walks_pairs(tuning: Tuning, lanes: u64, bytes_per_pair: u64) -> bool {
     match tuning {
         Tuning::Gpu => true,
-        Tuning::Cpu => lanes <= CPU_PAIR_LANES && bytes_per_pair >= CPU_PAIR_BYTES,
+        Tuning::Cpu => {
+            pair_walk(tuning, lanes) == PairWalk::ByLane && bytes_per_pair >= CPU_PAIR_BYTES
+        }
     }
 }
 

@@ -77,11 +77,33 @@ fn copy_vectors(src_run: u32, dst_run: u32, first: u32, interleave: u32) {
     }
 }
 
-// A windowed piece of positions [a0, a1) and an input window of positions
-// [lo, hi) (`src/window.rs`): each invocation takes the same vectors of one run
-// at every position of the piece whose source the window holds. Reversed, output
-// T < len reads len - 1 - T, in [lo, hi) for T in [len - hi, len - lo); copied,
-// T >= len reads T.
+// What a lane of length `len` moves in a windowed pair: a piece of positions
+// [a0, a1) and an input window of positions [lo, hi) (`src/window.rs`).
+// Reversed, output T < len reads len - 1 - T, in [lo, hi) for T in [r0, r1) =
+// [len - hi, len - lo); copied, T >= len reads T, for T in [c0, c1). A range
+// whose end is not past its start is empty.
+struct PairRanges {
+    r0: u32,
+    r1: u32,
+    c0: u32,
+    c1: u32,
+}
+
+fn pair_ranges(len: u32) -> PairRanges {
+    let a0 = params.axis_start;
+    let a1 = a0 + size_at(AXIS);
+    let lo = params.position_lo;
+    let hi = min(params.position_hi, params.axis_size);
+    return PairRanges(
+        max(a0, select(0u, len - hi, len > hi)),
+        min(a1, select(0u, len - lo, len > lo)),
+        max(a0, max(len, lo)),
+        min(a1, hi),
+    );
+}
+
+// Each invocation takes the same vectors of one run at every position of the
+// piece whose source the pair's input window holds.
 fn walk(id: u32) {
     let run = divide(id, params.per_row);
     let o = outer(run, false);
@@ -92,15 +114,11 @@ fn walk(id: u32) {
     let interleave = params.interleave;
     let first = first_vector(id - run * params.per_row.value, interleave);
     let a0 = params.axis_start;
-    let a1 = a0 + size_at(AXIS);
-    let lo = params.position_lo;
-    let hi = min(params.position_hi, params.axis_size);
-    let r1 = min(a1, select(0u, len - lo, len > lo));
-    for (var t = max(a0, select(0u, len - hi, len > hi)); t < r1; t++) {
+    let r = pair_ranges(len);
+    for (var t = r.r0; t < r.r1; t++) {
         move_run(o, t - a0, len - 1u - t, first, interleave);
     }
-    let c1 = min(a1, hi);
-    for (var t = max(a0, max(len, lo)); t < c1; t++) {
+    for (var t = r.c0; t < r.c1; t++) {
         move_run(o, t - a0, t, first, interleave);
     }
 }
@@ -123,26 +141,23 @@ fn move_run(o: Outer, t: u32, s: u32, first: u32, interleave: u32) {
 // than jumping a grid's width at every step.
 fn walk_lanes(id: u32) {
     let a0 = params.axis_start;
-    let a1 = a0 + size_at(AXIS);
-    let lo = params.position_lo;
-    let hi = min(params.position_hi, params.axis_size);
     let lanes = params.lanes;
     let groups = params.count / WORKGROUP_SIZE;
     let group = id / WORKGROUP_SIZE;
     let interleave = params.interleave;
     let per_run = params.per_row.value;
+    // This invocation's place among its lane's workgroups (with fewer
+    // workgroups than lanes, each lane has one).
+    let place = (group / lanes) * WORKGROUP_SIZE + id % WORKGROUP_SIZE;
     for (var lane = group % lanes; lane < lanes; lane += groups) {
-        // The workgroups of this lane, and this invocation's place among them.
+        // The workgroups of this lane.
         let shares = select(1u, (groups - lane + lanes - 1u) / lanes, groups >= lanes);
-        let place = (group / lanes) * WORKGROUP_SIZE + id % WORKGROUP_SIZE;
         let o = outer(lane, false);
         let len = lane_length(o.len_offset, params.axis_size);
-        // As in `walk`: reversed, T in [len - hi, len - lo); copied, T >= len.
         // The lane's positions in this pair: the reversed ones, then the copied.
-        let r0 = max(a0, select(0u, len - hi, len > hi));
-        let reversed = max(r0, min(a1, select(0u, len - lo, len > lo))) - r0;
-        let c0 = max(a0, max(len, lo));
-        let positions = reversed + max(c0, min(a1, hi)) - c0;
+        let r = pair_ranges(len);
+        let reversed = max(r.r0, r.r1) - r.r0;
+        let positions = reversed + max(r.c0, r.c1) - r.c0;
         // A block is `interleave` invocation shares of one run (`per_run` is a
         // multiple of `interleave`): what one step of a team moves.
         let blocks = positions * (per_run / interleave);
@@ -156,7 +171,7 @@ fn walk_lanes(id: u32) {
         var p = divide(b0 * interleave, params.per_row);
         var i = b0 * interleave - p * per_run + place % interleave;
         for (var b = b0; b < b1; b++) {
-            let t = select(c0 + p - reversed, r0 + p, p < reversed);
+            let t = select(r.c0 + p - reversed, r.r0 + p, p < reversed);
             let s = select(t, len - 1u - t, p < reversed);
             move_run(o, t - a0, s, first_vector(i, interleave), interleave);
             i += interleave;
