@@ -744,13 +744,14 @@ mod tests {
     }
 
     /// [`simulate`] with `split`'s choice for a kernel that walks positions or not.
+    /// Returns the elements each dispatch writes.
     fn simulate_split(
         layout: &Layout,
         widths: [u64; 3],
         window: u64,
         lengths: &dyn Fn(u64) -> u32,
         walk: bool,
-    ) {
+    ) -> Vec<u64> {
         let dims = &layout.dims;
         let count = layout.element_count();
         let bytes = [0, 1, 2].map(|t| {
@@ -759,7 +760,8 @@ mod tests {
         });
         let dispatches = split(layout, widths, bytes, window, 256, walk).unwrap();
         let mut written = std::collections::HashMap::new();
-        for d in &dispatches {
+        let mut writes = vec![0; dispatches.len()];
+        for (d, writes) in dispatches.iter().zip(&mut writes) {
             for (t, w) in d.windows.iter().enumerate() {
                 assert!(
                     w.size <= window.min(MAX_WINDOW_BYTES)
@@ -824,6 +826,7 @@ mod tests {
                 }
                 let previous = written.insert(at, global);
                 assert!(previous.is_none(), "output element written twice");
+                *writes += 1;
             }
         }
         assert_eq!(written.len() as u64, count);
@@ -846,6 +849,7 @@ mod tests {
             let s = if t < l { l - 1 - t } else { t };
             assert_eq!(written[&out], inp + u64::from(s) * dims[layout.axis].input);
         }
+        writes
     }
 
     #[test]
@@ -930,6 +934,27 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn every_walked_pair_is_one_that_some_length_needs() {
+        // An axis of 64 positions over 16 windows of 4 positions, in pieces of 4.
+        // Position t may read any source up to 63 - t, and its own: the pairs of a
+        // piece and an input window that some length needs form a triangle of
+        // W(W+1)/2 (plus a piece's own window past the diagonal), and one dispatch
+        // binds one of each. Walked pairs dispatch exactly those: none is idle for
+        // every length. `docs/windows.md` bounds any plan's windows the same way.
+        let layout = time_major(64, 2, 100, 4);
+        let (w, n) = (16, 64);
+        let mut needed = vec![false; w * (w + 1) / 2 + w / 2];
+        for l in 0..=n {
+            let writes = simulate_split(&layout, [4, 4, 4], 4096, &|_| l, true);
+            assert_eq!(writes.len(), needed.len());
+            for (needed, writes) in needed.iter_mut().zip(writes) {
+                *needed |= writes > 0;
+            }
+        }
+        assert!(needed.iter().all(|&n| n), "{needed:?}");
     }
 
     /// Simulates `rows/pairs.wgsl` over `lanes` lanes of `n` positions, each longer
