@@ -369,8 +369,9 @@ pub struct PipelineKey {
     /// whose sources it holds (`rows/pairs.wgsl`).
     pub walk_positions: bool,
     /// Where `runs` walks pairs: a fixed grid walks them lane by lane, a lane being
-    /// the runs of one position (a CPU adapter's way; `tuning::pair_walk`), rather
-    /// than each invocation walking its run. A constant, so that each pipeline
+    /// the runs of one position (a CPU adapter's way, and a GPU's where walking run
+    /// by run would start too few invocations; `tuning::pair_walk`), rather than
+    /// each invocation walking its run. A constant, so that each pipeline
     /// holds only the walk it runs.
     pub walk_lanes: bool,
 }

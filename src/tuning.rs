@@ -131,17 +131,27 @@ pub(crate) enum PairWalk {
     ByLane,
 }
 
-/// How `runs` walks a windowed pair of a layout with `lanes` runs per position.
-/// A GPU retires idle invocations cheaply, so each run gets its own. A CPU
-/// adapter pays for each invocation it starts, idle or not, so a small grid walks
-/// the lanes, where they are few (many lanes walk pairs only where nothing else
-/// can run them: [`walks_pairs`]).
-pub(crate) fn pair_walk(tuning: Tuning, lanes: u64) -> PairWalk {
+/// How `runs` walks a windowed pair of a layout with `lanes` runs per position,
+/// where walking run by run starts `by_run` invocations. A CPU adapter pays for
+/// each invocation it starts, idle or not, so a small grid walks the lanes, where
+/// they are few (many lanes walk pairs only where nothing else can run them:
+/// [`walks_pairs`]). A GPU retires idle invocations cheaply, so each run gets its
+/// own, unless that leaves too few to keep its memory busy: each walks its
+/// positions one after another, and short lanes over a long axis (`[T, 2, 64]`)
+/// would leave a few hundred invocations each walking thousands of them.
+pub(crate) fn pair_walk(tuning: Tuning, lanes: u64, by_run: u64) -> PairWalk {
     match tuning {
         Tuning::Cpu if lanes <= CPU_PAIR_LANES => PairWalk::ByLane,
+        Tuning::Gpu if by_run < GPU_PAIR_FILL => PairWalk::ByLane,
         _ => PairWalk::ByRun,
     }
 }
+
+/// The fewest invocations a GPU's pair walks run by run: with their 4 vectors
+/// each, 2 MiB in flight, what a memory system of a few TB/s with a latency near
+/// a microsecond keeps busy (Little's law). Fewer walk lane by lane in the fixed
+/// grid of [`pair_invocations`], which shares each lane's positions among them.
+const GPU_PAIR_FILL: u64 = 32 * 1024;
 
 /// Whether `runs` walks windowed pairs, for a layout with `lanes` runs per
 /// position whose pairs move `bytes_per_pair` on average, rather than staging its
@@ -152,9 +162,7 @@ pub(crate) fn pair_walk(tuning: Tuning, lanes: u64) -> PairWalk {
 pub(crate) fn walks_pairs(tuning: Tuning, lanes: u64, bytes_per_pair: u64) -> bool {
     match tuning {
         Tuning::Gpu => true,
-        Tuning::Cpu => {
-            pair_walk(tuning, lanes) == PairWalk::ByLane && bytes_per_pair >= CPU_PAIR_BYTES
-        }
+        Tuning::Cpu => lanes <= CPU_PAIR_LANES && bytes_per_pair >= CPU_PAIR_BYTES,
     }
 }
 

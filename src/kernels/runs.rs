@@ -72,9 +72,11 @@ impl Plan {
     /// pair moves, lane by lane.
     pub(super) fn walking(self, positions: u32, tuning: Tuning) -> Plan {
         let lanes = self.lanes(positions);
-        match tuning::pair_walk(tuning, lanes) {
+        let by_run = self.invocations / positions.max(1);
+        match tuning::pair_walk(tuning, lanes, u64::from(by_run)) {
             PairWalk::ByLane => {
-                let shares = self.vector.rows * u64::from(self.per_run);
+                let plan = self.lane_teams(tuning);
+                let shares = plan.vector.rows * u64::from(plan.per_run);
                 let grid = u64::from(tuning::pair_invocations(tuning));
                 Plan {
                     invocations: shares
@@ -82,14 +84,31 @@ impl Plan {
                         .min(grid) as u32,
                     walking: true,
                     lanes: lanes as u32,
-                    ..self
+                    ..plan
                 }
             }
             PairWalk::ByRun => Plan {
-                invocations: self.invocations / positions.max(1),
+                invocations: by_run,
                 walking: true,
                 ..self
             },
+        }
+    }
+
+    /// On a GPU, runs too short to interleave over a warp are walked lane by lane
+    /// in teams of a run's vectors (a power of two, at most a warp), so that a
+    /// team's step moves its run's vectors side by side, as run by run, rather
+    /// than each invocation taking a stretch of the lane's positions of its own.
+    fn lane_teams(self, tuning: Tuning) -> Plan {
+        if tuning == Tuning::Cpu || self.interleave > 1 {
+            return self;
+        }
+        let vecs = self.vector.vecs;
+        let interleave = vecs.next_power_of_two().min(tuning::run_interleave(tuning));
+        Plan {
+            interleave,
+            per_run: vecs.div_ceil(self.steps * interleave) * interleave,
+            ..self
         }
     }
 

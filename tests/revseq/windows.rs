@@ -398,8 +398,9 @@ fn time_major_lanes_spanning_small_windows_stage_on_a_cpu_and_walk_on_a_gpu() {
                 assert_eq!(op.variant(), Variant::Runs, "{desc:?}");
                 // A CPU adapter walks only pairs that move MiB: these stage.
                 assert_eq!(op.key().walk_positions, tuning == Tuning::Gpu, "{desc:?}");
-                // A GPU walks run by run.
-                assert!(!op.key().walk_lanes, "{desc:?}");
+                // A GPU walks lanes this short lane by lane: run by run would
+                // start too few invocations.
+                assert_eq!(op.key().walk_lanes, tuning == Tuning::Gpu, "{desc:?}");
                 assert_eq!(op.scratch_bytes() == 0, tuning == Tuning::Gpu, "{desc:?}");
                 check_on(&gpu, desc, 13);
             }
@@ -414,16 +415,17 @@ fn time_major_lanes_spanning_small_windows_stage_on_a_cpu_and_walk_on_a_gpu() {
 /// windows: 4.7 MiB a pair on average, past `tuning::walks_pairs`' 4 MiB): with
 /// fewer lanes than the grid has workgroups, the workgroups share each lane,
 /// unevenly where the lanes do not divide them; with more, each takes several.
+/// A GPU walks the 2 MiB positions run by run, and the short runs lane by lane,
+/// in teams of a run's vectors.
 #[test]
 fn time_major_pairs_walked_lane_by_lane() {
     const MIB: u32 = 1 << 20;
     let gpu = gpu_with_limits(|limits| {
         limits.max_storage_buffer_binding_size = u64::from(8 * MIB);
-    })
-    .with_tuning(Tuning::Cpu);
+    });
     // 7 positions of 2 MiB at most, in whole 16-byte vectors: three windows of
-    // three positions. Then runs of two vectors, too short to interleave, over
-    // 262,144 positions: 24 MiB, three windows.
+    // three positions. Then runs of two and of three vectors, too short to
+    // interleave, over 262,144 and 131,072 positions: 24 MiB each, three windows.
     let long_runs = |lanes: u32, bytes: u32| [7, lanes, 2 * MIB / (lanes * 16) * 16 / bytes];
     for (data_type, sizes) in [
         (DataType::Float32, long_runs(1, 4)),
@@ -431,6 +433,7 @@ fn time_major_pairs_walked_lane_by_lane() {
         (DataType::Uint8, long_runs(3, 1)),
         (DataType::Float16, long_runs(32, 2)),
         (DataType::Float32, [1 << 18, 3, 8]),
+        (DataType::Float32, [1 << 17, 4, 12]),
     ] {
         let lanes = sizes[1];
         let desc = ReverseSubsequences::new(
@@ -439,14 +442,20 @@ fn time_major_pairs_walked_lane_by_lane() {
             TensorDesc::new(data_type, &sizes),
             0,
         );
-        let op = gpu.compile(&desc).unwrap();
-        assert_eq!(op.variant(), Variant::Runs, "{desc:?}");
-        assert!(
-            op.key().walk_positions && op.key().walk_lanes && op.scratch_bytes() == 0,
-            "{desc:?}"
-        );
-        for seed in 0..2 {
-            check_on(&gpu, &desc, 20 + seed);
+        for tuning in [Tuning::Cpu, Tuning::Gpu] {
+            let gpu = gpu.with_tuning(tuning);
+            let op = gpu.compile(&desc).unwrap();
+            assert_eq!(op.variant(), Variant::Runs, "{desc:?}");
+            let by_lane = tuning == Tuning::Cpu || sizes[0] > 7;
+            assert!(
+                op.key().walk_positions
+                    && op.key().walk_lanes == by_lane
+                    && op.scratch_bytes() == 0,
+                "{tuning:?}: {desc:?}"
+            );
+            for seed in 0..2 {
+                check_on(&gpu, &desc, 20 + seed);
+            }
         }
     }
 }
