@@ -145,3 +145,48 @@ fn the_trace_build_computes_what_the_normal_build_does() {
         }
     }
 }
+
+/// A GPU walks windowed `runs` pairs lane by lane where run by run would start too
+/// few invocations (`tuning::pair_walk`). The model shows its accesses keep every
+/// sector whole, as the one-dispatch kernel's do: a team moves a run's vectors side
+/// by side, whether the run is 2 vectors, 16, or long enough to interleave over a
+/// warp. 16 MiB on 8 MiB windows, so that each team of the fixed grid walks
+/// several blocks of its lane; every 8th workgroup traced.
+#[test]
+fn a_gpus_pairs_walked_lane_by_lane_move_whole_sectors() {
+    let gpu = gpu().with_tuning(Tuning::Gpu).with_max_binding(8 << 20);
+    let mut rng = Rng::new(62);
+    for (time, batch, inner) in [(1 << 18, 2, 8), (1 << 15, 2, 64), (64, 2, 1 << 15)] {
+        let sizes = [time, batch, inner];
+        let tensor = TensorDesc::new(DataType::Float32, &sizes);
+        let desc = ReverseSubsequences::new(
+            tensor.clone(),
+            TensorDesc::new(DataType::Uint32, &[1, batch, inner]).with_strides(&[0, 1, 0]),
+            tensor,
+            0,
+        );
+        let op = gpu.compile(&desc).unwrap();
+        assert!(
+            op.key().walk_lanes && op.dispatch_count() > 1 && op.scratch_bytes() == 0,
+            "{desc:?}: {} dispatches",
+            op.dispatch_count()
+        );
+        let input = rng.bytes(desc.input.min_size_in_bytes() as usize);
+        let lengths: Vec<u8> = (0..batch)
+            .flat_map(|_| (rng.below(u64::from(time) + 1) as u32).to_le_bytes())
+            .collect();
+        let mut expected = vec![0; desc.output.min_size_in_bytes() as usize];
+        op.run(&input, &lengths, &mut expected).unwrap();
+        let trace = op.trace(&input, &lengths, 8).unwrap();
+        assert_eq!(&trace.output[..expected.len()], &expected[..], "{desc:?}");
+        let report = Model::new(32).analyze(&trace.accesses);
+        assert!(report.bytes_needed > 0, "{desc:?}");
+        for (side, what) in [(report.loads, "loads"), (report.stores, "stores")] {
+            assert!(
+                side.efficiency() > 0.999,
+                "{desc:?}: {what} at {} of their sectors",
+                side.efficiency()
+            );
+        }
+    }
+}
