@@ -5,7 +5,7 @@
 use revseq::shaders::Storage;
 use revseq::simt::{Model, Report};
 use revseq::trace::{kernel_wgsl, trace_wgsl};
-use revseq::{DataType, ReverseSubsequences, TensorDesc, Tuning};
+use revseq::{CompiledReverse, DataType, ReverseSubsequences, TensorDesc, Tuning};
 
 use crate::support::{gpu, Rng};
 
@@ -113,6 +113,21 @@ fn the_model_counts_copy_kernels_exactly() {
     assert_eq!(r.divergent, 4 * 8, "one split a warp");
 }
 
+/// Runs `op` and its trace build, tracing every `every`-th workgroup: the trace
+/// build must compute what the normal build does. The model's account at warp 32.
+fn traced(op: &CompiledReverse, input: &[u8], lengths: &[u8], every: u32) -> Report {
+    let mut expected = vec![0; op.descriptor().output.min_size_in_bytes() as usize];
+    op.run(input, lengths, &mut expected).unwrap();
+    let trace = op.trace(input, lengths, every).unwrap();
+    assert_eq!(
+        &trace.output[..expected.len()],
+        &expected[..],
+        "{:?}",
+        op.descriptor()
+    );
+    Model::new(32).analyze(&trace.accesses)
+}
+
 #[test]
 fn the_trace_build_computes_what_the_normal_build_does() {
     let mut rng = Rng::new(61);
@@ -134,13 +149,13 @@ fn the_trace_build_computes_what_the_normal_build_does() {
                 let lengths: Vec<u8> = (0..desc.sequence_lengths.element_count())
                     .flat_map(|_| (rng.below(45) as u32).to_le_bytes())
                     .collect();
-                let mut expected = vec![0; desc.output.min_size_in_bytes() as usize];
-                op.run(&input, &lengths, &mut expected).unwrap();
-                let trace = op.trace(&input, &lengths, 1).unwrap();
-                assert_eq!(&trace.output[..expected.len()], &expected[..], "{desc:?}");
+                let report = traced(&op, &input, &lengths, 1);
                 // Every output byte written once, and recorded.
-                let report = Model::new(32).analyze(&trace.accesses);
-                assert_eq!(report.bytes_needed, expected.len() as u64, "{desc:?}");
+                assert_eq!(
+                    report.bytes_needed,
+                    desc.output.min_size_in_bytes(),
+                    "{desc:?}"
+                );
             }
         }
     }
@@ -175,11 +190,7 @@ fn a_gpus_pairs_walked_lane_by_lane_move_whole_sectors() {
         let lengths: Vec<u8> = (0..batch)
             .flat_map(|_| (rng.below(u64::from(time) + 1) as u32).to_le_bytes())
             .collect();
-        let mut expected = vec![0; desc.output.min_size_in_bytes() as usize];
-        op.run(&input, &lengths, &mut expected).unwrap();
-        let trace = op.trace(&input, &lengths, 8).unwrap();
-        assert_eq!(&trace.output[..expected.len()], &expected[..], "{desc:?}");
-        let report = Model::new(32).analyze(&trace.accesses);
+        let report = traced(&op, &input, &lengths, 8);
         assert!(report.bytes_needed > 0, "{desc:?}");
         for (side, what) in [(report.loads, "loads"), (report.stores, "stores")] {
             assert!(
