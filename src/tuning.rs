@@ -78,6 +78,19 @@ pub(crate) fn run_interleave(tuning: Tuning) -> u32 {
     }
 }
 
+/// Invocations of a team in a `runs` pair walked lane by lane, for a plan that
+/// interleaves `interleave` over runs of `vecs` vectors: its own interleave, but
+/// on a GPU where runs are too short to interleave over a warp (1), the run's
+/// vectors rounded up to a power of two, at most a warp, so that each of a team's
+/// steps moves a run's vectors side by side rather than each invocation taking a
+/// stretch of the lane's positions of its own.
+pub(crate) fn lane_walk_interleave(tuning: Tuning, interleave: u32, vecs: u32) -> u32 {
+    match tuning {
+        Tuning::Gpu if interleave == 1 => vecs.next_power_of_two().min(run_interleave(tuning)),
+        _ => interleave,
+    }
+}
+
 /// The most positions of the axis `columns` holds in registers, in 8, 16, 32 or 64
 /// rows.
 pub(crate) const COLUMN_ROWS: u32 = 64;
@@ -154,15 +167,18 @@ pub(crate) fn pair_walk(tuning: Tuning, lanes: u64, by_run: u64) -> PairWalk {
 const GPU_PAIR_FILL: u64 = 32 * 1024;
 
 /// Whether `runs` walks windowed pairs, for a layout with `lanes` runs per
-/// position whose pairs move `bytes_per_pair` on average, rather than staging its
+/// position (`by_run` invocations walking run by run, as [`pair_walk`] takes)
+/// whose pairs move `bytes_per_pair` on average, rather than staging its
 /// pieces through scratch. Always on a GPU. On a CPU adapter each lane costs its
 /// workgroups a visit in every pair, and every dispatch costs about what moving a
 /// few MiB does, while staging costs two copies of the tensor: so only for a few
 /// lanes and large pairs (`docs/windows.md` has the timings).
-pub(crate) fn walks_pairs(tuning: Tuning, lanes: u64, bytes_per_pair: u64) -> bool {
+pub(crate) fn walks_pairs(tuning: Tuning, lanes: u64, by_run: u64, bytes_per_pair: u64) -> bool {
     match tuning {
         Tuning::Gpu => true,
-        Tuning::Cpu => lanes <= CPU_PAIR_LANES && bytes_per_pair >= CPU_PAIR_BYTES,
+        Tuning::Cpu => {
+            pair_walk(tuning, lanes, by_run) == PairWalk::ByLane && bytes_per_pair >= CPU_PAIR_BYTES
+        }
     }
 }
 

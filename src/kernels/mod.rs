@@ -155,10 +155,11 @@ impl Plan {
     ) -> bool {
         match self {
             Plan::Runs(p) => {
-                let lanes = p.lanes(layout.dims[layout.axis].size);
+                let positions = layout.dims[layout.axis].size;
                 let windows = output_bytes.div_ceil(window.max(1)).max(1);
                 let pairs = windows * (windows + 1) / 2;
-                tuning::walks_pairs(device.tuning, lanes, output_bytes / pairs)
+                let (lanes, by_run) = (p.lanes(positions), p.by_run(positions));
+                tuning::walks_pairs(device.tuning, lanes, by_run, output_bytes / pairs)
             }
             _ => false,
         }

@@ -66,49 +66,42 @@ impl Plan {
         self.vector.rows / u64::from(positions.max(1))
     }
 
+    /// Invocations of a pair of a piece of `positions` walked run by run: one per
+    /// vector group of one position's runs.
+    pub(super) fn by_run(&self, positions: u32) -> u64 {
+        u64::from(self.invocations / positions.max(1))
+    }
+
     /// The plan for a windowed pair of a piece of `positions` and an input window
     /// (`tuning::pair_walk`): an invocation per vector group of one position's
     /// runs, each walking them all, or a fixed grid striding over the runs the
-    /// pair moves, lane by lane.
+    /// pair moves, lane by lane, in teams of `tuning::lane_walk_interleave`.
     pub(super) fn walking(self, positions: u32, tuning: Tuning) -> Plan {
         let lanes = self.lanes(positions);
-        let by_run = self.invocations / positions.max(1);
-        match tuning::pair_walk(tuning, lanes, u64::from(by_run)) {
+        let by_run = self.by_run(positions);
+        match tuning::pair_walk(tuning, lanes, by_run) {
             PairWalk::ByLane => {
-                let plan = self.lane_teams(tuning);
-                let shares = plan.vector.rows * u64::from(plan.per_run);
+                let vecs = self.vector.vecs;
+                let interleave = tuning::lane_walk_interleave(tuning, self.interleave, vecs);
+                let per_run = vecs.div_ceil(self.steps * interleave) * interleave;
+                let shares = self.vector.rows * u64::from(per_run);
                 let grid = u64::from(tuning::pair_invocations(tuning));
                 Plan {
+                    interleave,
+                    per_run,
                     invocations: shares
                         .next_multiple_of(u64::from(crate::shaders::WORKGROUP_SIZE))
                         .min(grid) as u32,
                     walking: true,
                     lanes: lanes as u32,
-                    ..plan
+                    ..self
                 }
             }
             PairWalk::ByRun => Plan {
-                invocations: by_run,
+                invocations: by_run as u32,
                 walking: true,
                 ..self
             },
-        }
-    }
-
-    /// On a GPU, runs too short to interleave over a warp are walked lane by lane
-    /// in teams of a run's vectors (a power of two, at most a warp), so that a
-    /// team's step moves its run's vectors side by side, as run by run, rather
-    /// than each invocation taking a stretch of the lane's positions of its own.
-    fn lane_teams(self, tuning: Tuning) -> Plan {
-        if tuning == Tuning::Cpu || self.interleave > 1 {
-            return self;
-        }
-        let vecs = self.vector.vecs;
-        let interleave = vecs.next_power_of_two().min(tuning::run_interleave(tuning));
-        Plan {
-            interleave,
-            per_run: vecs.div_ceil(self.steps * interleave) * interleave,
-            ..self
         }
     }
 
