@@ -11,8 +11,8 @@
 //! - `--sweep`: instead of the table, 4-byte `innermost`, `onnx-time-major` and
 //!   `outermost` from 1 MiB up to the largest tensor the adapter takes, bound 128 MiB
 //!   at a time, each timed beside the same layout at 64 MiB in one dispatch; then the
-//!   other layouts and `long-lanes` (three lanes, each longer than a binding) at the
-//!   largest size;
+//!   other layouts, `long-lanes` (three lanes, each longer than a binding) and
+//!   `ragged-outermost` (`outermost` as `[1, 64, odd]`) at the largest size;
 //! - `--layout NAME`, `--width BYTES` (each repeatable): only these rows;
 //! - `--gpu-model`: instead of timing, every row (and rows that need the general
 //!   kernels) under the SIMT model of memory traffic, from the trace build of the
@@ -209,6 +209,12 @@ fn descriptor(layout: &str, data_type: DataType, elements: u32) -> ReverseSubseq
         // Three lanes, each longer than a 128 MiB binding past 1.5 GiB: the sweep's
         // axis longer than a window. Lengths spread over the whole axis.
         "long-lanes" => packed(&[3, elements / 3], 1, DataType::Uint32, None),
+        // `outermost` behind a size-1 dimension, with an odd number of columns:
+        // past a binding, the last staged piece is no whole number of vectors.
+        "ragged-outermost" => {
+            let columns = (elements / t - 1) | 1;
+            packed(&[1, t, columns], 1, DataType::Uint32, None)
+        }
         // The axis strided in the input (stored column by column): the general
         // kernels, whatever the width.
         "strided-axis" => {
@@ -415,9 +421,7 @@ impl Bench {
         encoder.copy_buffer_to_buffer(buffer, 0, &staging, 0, buffer.size());
         self.gpu.queue().submit([encoder.finish()]);
         staging.map_async(wgpu::MapMode::Read, .., |r| r.expect("map failed"));
-        device
-            .poll(wgpu::PollType::wait_indefinitely())
-            .expect("poll failed");
+        wait(device);
         let view = staging.get_mapped_range(..).expect("mapped range");
         view.to_vec()
     }
@@ -440,9 +444,7 @@ impl Bench {
         }
         let start = Instant::now();
         self.gpu.queue().submit([encoder.finish()]);
-        device
-            .poll(wgpu::PollType::wait_indefinitely())
-            .expect("poll failed");
+        wait(device);
         let wall = start.elapsed().as_secs_f64();
         let seconds = match &self.timestamps {
             Some(t) => t.read(&self.gpu),
@@ -721,9 +723,7 @@ impl Timestamps {
     fn read(&self, gpu: &Gpu) -> f64 {
         self.readback
             .map_async(wgpu::MapMode::Read, .., |r| r.expect("map failed"));
-        gpu.device()
-            .poll(wgpu::PollType::wait_indefinitely())
-            .expect("poll failed");
+        wait(gpu.device());
         let ticks: [u64; 2] = {
             let view = self.readback.get_mapped_range(..).expect("mapped range");
             bytemuck::pod_read_unaligned(&view[..16])
@@ -794,13 +794,21 @@ impl Bench {
 fn sweep(bench: &Bench, args: &Args) -> bool {
     let largest = bench.gpu.device().limits().max_buffer_size.min(1 << 33);
     println!(
-        "sweep: 4-byte tensors up to {} MiB (max_buffer_size), bound {} MiB at a time; t/byte ÷ 64 MiB = time per byte ÷ the same layout's at 64 MiB in one dispatch, alternated in the same run",
+        "sweep: 4-byte tensors up to {} MiB (max_buffer_size), bound {} MiB at a time; t/byte ÷ 64 MiB = median over rounds of time per byte ÷ the same layout's at 64 MiB in one dispatch timed in the same round (base GB/s: its median; off: rounds whose base was more than 25% off its median)",
         largest >> 20,
         SWEEP_BINDING >> 20
     );
     println!(
-        "{:<16} {:>9} {:<7} {:>10} {:>11} {:>8} {:>16}  verified",
-        "layout", "MiB", "variant", "dispatches", "scratch MiB", "GB/s", "t/byte ÷ 64 MiB"
+        "{:<16} {:>9} {:<7} {:>10} {:>11} {:>8} {:>16} {:>8} {:>8}  verified",
+        "layout",
+        "MiB",
+        "variant",
+        "dispatches",
+        "scratch MiB",
+        "GB/s",
+        "t/byte ÷ 64 MiB",
+        "base GB/s",
+        "off"
     );
     let wanted = |l: &str| args.layouts.is_empty() || args.layouts.iter().any(|w| w == l);
     let mut all_verified = true;
@@ -819,7 +827,10 @@ fn sweep(bench: &Bench, args: &Args) -> bool {
     // The others at the largest size whose every buffer the adapter takes (the
     // strided layout's input and output are padded).
     let others = LAYOUTS.into_iter().filter(|l| !swept.contains(l));
-    for layout in others.chain(["long-lanes"]).filter(|l| wanted(l)) {
+    for layout in others
+        .chain(["long-lanes", "ragged-outermost"])
+        .filter(|l| wanted(l))
+    {
         let elements = (largest / 4) as u32;
         let desc = descriptor(layout, DataType::Float32, elements);
         let padded = desc
@@ -839,10 +850,17 @@ fn sweep(bench: &Bench, args: &Args) -> bool {
 const SWEEP_BINDING: u64 = 128 << 20;
 
 /// One sweep row per size in `sizes` (bytes of output) for `layout`, each timed
-/// alternately with the same layout at 64 MiB in one dispatch.
+/// alternately with the same layout at 64 MiB in one dispatch (`outermost` for
+/// `ragged-outermost`).
 fn sweep_rows(bench: &Bench, layout: &str, sizes: &[u64], seconds: f64) -> bool {
     const BASE: u64 = 64 << 20;
-    let base_desc = descriptor(layout, DataType::Float32, (BASE / 4) as u32);
+    // A ragged layout is timed against its whole-vector twin: at 64 MiB in one
+    // dispatch the ragged one runs a slower kernel than its pieces do.
+    let base_layout = match layout {
+        "ragged-outermost" => "outermost",
+        other => other,
+    };
+    let base_desc = descriptor(base_layout, DataType::Float32, (BASE / 4) as u32);
     let base = bench.gpu.compile(&base_desc).expect("compile");
     assert_eq!(base.dispatch_count(), 1, "64 MiB in one dispatch");
     let base_tensors = bench.prepare(&base_desc);
@@ -856,21 +874,53 @@ fn sweep_rows(bench: &Bench, layout: &str, sizes: &[u64], seconds: f64) -> bool 
         let record = Bench::op(&op, &tensors);
         let verified = bench.verify(&desc, &tensors, &record);
         all_verified &= verified;
-        let times = bench.time(seconds, &[&base_op, &record]);
-        let ratio = (times[1] / size as f64) / (times[0] / BASE as f64);
+        // The median of per-round ratios, each round's baseline timed beside it;
+        // rounds whose baseline is off its median by more than 25% are counted.
+        let rounds = bench.time_rounds(seconds, &[&base_op, &record]);
+        let ratios = rounds[0]
+            .iter()
+            .zip(&rounds[1])
+            .map(|(base, t)| (t / size as f64) / (base / BASE as f64));
+        let ratio = median(ratios.collect());
+        let base_median = median(rounds[0].clone());
+        let off = rounds[0]
+            .iter()
+            .filter(|&&t| (t / base_median - 1.0).abs() > 0.25)
+            .count();
         println!(
-            "{:<16} {:>9} {:<7} {:>10} {:>11} {:>8.2} {:>15.2}×  {}",
+            "{:<16} {:>9} {:<7} {:>10} {:>11} {:>8.2} {:>15.2}× {:>8.2} {:>4}/{:<3}  {}",
             layout,
             size >> 20,
             op.variant().name(),
             op.dispatch_count(),
             op.scratch_bytes() >> 20,
-            size as f64 / times[1] / 1e9,
+            size as f64 / median(rounds[1].clone()) / 1e9,
             ratio,
+            BASE as f64 / base_median / 1e9,
+            off,
+            rounds[0].len(),
             if verified { "yes" } else { "NO" }
         );
     }
     all_verified
+}
+
+/// Waits for everything submitted so far in slices of 20 ms (`PollType::Wait`
+/// with a timeout), never one long wait. Safe here, where one thread polls: in
+/// wgpu-core 30 such a wait that times out while another thread polls the same
+/// device can trip an assertion, so the library's `wait_for_queue` polls without
+/// waiting instead, pausing between polls, which would blur wall-clock times.
+fn wait(device: &wgpu::Device) {
+    loop {
+        match device.poll(wgpu::PollType::Wait {
+            submission_index: None,
+            timeout: Some(Duration::from_millis(20)),
+        }) {
+            Ok(_) => return,
+            Err(wgpu::PollError::Timeout) => continue,
+            Err(error) => panic!("poll failed: {error}"),
+        }
+    }
 }
 
 fn median(mut v: Vec<f64>) -> f64 {

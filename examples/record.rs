@@ -72,7 +72,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     readback.map_async(wgpu::MapMode::Read, .., |result| {
         result.expect("mapping the output")
     });
-    device.poll(wgpu::PollType::wait_indefinitely())?;
+    // In slices, not one long wait: on GL another thread may need the device.
+    revseq::wait_for_queue(&device, &queue)?;
     let bytes = readback.get_mapped_range(..)?.to_vec();
     assert_eq!(bytes, bytemuck::cast_slice::<_, u8>(&values));
     println!("reversed and restored {} bytes in one submit", bytes.len());

@@ -4,12 +4,13 @@
 
 use wgpu::util::DeviceExt;
 
-use crate::compiled::{CompiledReverse, Recorded};
+use crate::compiled::{CompiledReverse, Part, Recorded};
 use crate::kernels::Plan;
 use crate::layout::Layout;
 use crate::params::{Params, PARAMS_SIZE};
 use crate::scope::capture;
 use crate::shaders::PipelineKey;
+use crate::tuning::Device;
 use crate::window::{self, Dispatch};
 use crate::{Error, Gpu, ReverseSubsequences, TensorRole};
 
@@ -20,11 +21,93 @@ pub(crate) async fn compile(
     desc.validate()?;
     let limits = gpu.device().limits();
     let bytes = tensor_bytes(desc, &limits)?;
+    let target = Target::of(gpu, &limits);
+    let planned = plan(desc, bytes, &target, Scratch::Allowed)?;
+    // A staged plan needs copy usages on the caller's buffers; `record` takes the
+    // plan without scratch where they lack them, if there is one.
+    let without_copies = match planned.pieces.iter().any(|p| p.staging.is_some()) {
+        true => match plan(desc, bytes, &target, Scratch::None) {
+            Ok(unstaged) => Some(Box::new(
+                assemble(gpu, desc, bytes, &limits, unstaged, None).await?,
+            )),
+            Err(_) => None,
+        },
+        false => None,
+    };
+    assemble(gpu, desc, bytes, &limits, planned, without_copies).await
+}
+
+/// What a plan is made for: the device's tuning and features, its binding
+/// window, and the storage offset alignment.
+pub(crate) struct Target {
+    pub(crate) device: Device,
+    pub(crate) window: u64,
+    pub(crate) align: u64,
+}
+
+impl Target {
+    fn of(gpu: &Gpu, limits: &wgpu::Limits) -> Target {
+        Target {
+            device: gpu.plan_device(),
+            window: gpu.max_binding(),
+            align: u64::from(limits.min_storage_buffer_offset_alignment),
+        }
+    }
+}
+
+/// Whether a plan may stage pieces through scratch buffers, which needs copy
+/// usages on the caller's buffers.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Scratch {
+    Allowed,
+    None,
+}
+
+/// A descriptor's plan: its canonical layout, its pieces, a plan per piece and
+/// the one pipeline key they run under.
+pub(crate) struct Planned {
+    pub(crate) layout: Layout,
+    pub(crate) pieces: Vec<Dispatch>,
+    pub(crate) plans: Vec<Plan>,
+    pub(crate) key: PipelineKey,
+}
+
+/// Plans `desc` (validated, of tensors `bytes` long) for `target`, on the host.
+pub(crate) fn plan(
+    desc: &ReverseSubsequences,
+    bytes: [u64; 3],
+    target: &Target,
+    scratch: Scratch,
+) -> Result<Planned, Error> {
     let layout = Layout::canonical(desc);
-    let pieces = cut_into_windows(gpu, desc, &layout, bytes, &limits)?;
-    let (key, plans) = plan_pieces(gpu, desc, &pieces, layout.dims[layout.axis].size);
-    let dispatches = fold_dispatches(&plans, &pieces, &limits, bytes[2])?;
-    let params = layout_uniform(gpu, &plans, &pieces, &layout, &limits).await?;
+    let pieces = cut_into_windows(desc, &layout, bytes, target, scratch)?;
+    let (key, plans) = plan_pieces(desc, &pieces, layout.dims[layout.axis].size, &target.device);
+    Ok(Planned {
+        layout,
+        pieces,
+        plans,
+        key,
+    })
+}
+
+/// The device's side of a plan: dispatches, their uniforms, the pipeline and
+/// the scratch buffers.
+async fn assemble(
+    gpu: &Gpu,
+    desc: &ReverseSubsequences,
+    bytes: [u64; 3],
+    limits: &wgpu::Limits,
+    planned: Planned,
+    without_copies: Option<Box<CompiledReverse>>,
+) -> Result<CompiledReverse, Error> {
+    let Planned {
+        layout,
+        pieces,
+        plans,
+        key,
+    } = planned;
+    let dispatches = fold_dispatches(&plans, &pieces, limits, bytes[2], gpu.submission_bytes())?;
+    let params = layout_uniform(gpu, &plans, &pieces, &dispatches, &layout, limits).await?;
     let pipeline = gpu.pipeline(key).await?;
     let scratch = scratch_buffers(gpu, &pieces).await?;
     Ok(CompiledReverse {
@@ -33,11 +116,12 @@ pub(crate) async fn compile(
         key,
         pipeline,
         params,
-        params_stride: params_stride(&limits),
+        params_stride: params_stride(limits),
         dispatches,
         offset_alignment: u64::from(limits.min_storage_buffer_offset_alignment),
         bytes,
         scratch,
+        without_copies,
     })
 }
 
@@ -94,11 +178,11 @@ fn tensor_bytes(desc: &ReverseSubsequences, limits: &wgpu::Limits) -> Result<[u6
 /// The dispatches: one where every tensor fits a binding, else pieces of the
 /// output with the windows of each buffer they bind (`src/window.rs`).
 fn cut_into_windows(
-    gpu: &Gpu,
     desc: &ReverseSubsequences,
     layout: &Layout,
     bytes: [u64; 3],
-    limits: &wgpu::Limits,
+    target: &Target,
+    scratch: Scratch,
 ) -> Result<Vec<Dispatch>, Error> {
     let element_bytes = desc.input.data_type().size_in_bytes();
     let length_bytes = desc.sequence_lengths.data_type().size_in_bytes();
@@ -106,20 +190,21 @@ fn cut_into_windows(
     // `runs` walks pieces of whole positions against each input window, moving
     // every run once and nothing else, where the tuning walks its lanes: no copies
     // through scratch.
-    let device = gpu.plan_device();
-    let walk = Plan::new(layout, element_bytes, bytes[2], &device).walks_pairs(
+    let device = &target.device;
+    let walk = Plan::new(layout, element_bytes, bytes[2], device).walks_pairs(
         layout,
-        &device,
+        device,
         bytes[2],
-        gpu.max_binding(),
+        target.window,
     );
     window::split(
         layout,
         widths,
         bytes,
-        gpu.max_binding(),
-        u64::from(limits.min_storage_buffer_offset_alignment),
+        target.window,
+        target.align,
         walk,
+        scratch == Scratch::Allowed,
     )
 }
 
@@ -127,12 +212,11 @@ fn cut_into_windows(
 /// where every piece can run it from a vector-aligned start under the same key,
 /// else the general kernels.
 fn plan_pieces(
-    gpu: &Gpu,
     desc: &ReverseSubsequences,
     pieces: &[Dispatch],
     axis_size: u32,
+    device: &Device,
 ) -> (PipelineKey, Vec<Plan>) {
-    let device = gpu.plan_device();
     let element_bytes = desc.input.data_type().size_in_bytes();
     let key_of = |plan: &Plan, piece: &Dispatch| {
         let fields = plan.fields();
@@ -153,11 +237,11 @@ fn plan_pieces(
     };
     let walk = pieces.iter().any(|piece| !piece.whole && piece.by_position);
     let fast = |piece: &Dispatch| {
-        let plan = Plan::new(&piece.layout, element_bytes, piece.windows[2].size, &device);
+        let plan = Plan::new(&piece.layout, element_bytes, piece.windows[2].size, device);
         // In windowed pairs, every piece walks its positions (a whole one over all
         // of them), so that one pipeline runs them all.
         let plan = match walk {
-            true => plan.walking_positions(&piece.layout, axis_size, element_bytes, &device)?,
+            true => plan.walking_positions(&piece.layout, axis_size, element_bytes, device)?,
             false => plan,
         };
         let vector_bytes = u64::from(plan.fields().vector_bytes.max(1));
@@ -195,58 +279,107 @@ fn plan_pieces(
 }
 
 /// Each dispatch's bindings and workgroups: more than the device allows in one
-/// dimension fold into y.
+/// dimension fold into y, with as few idle workgroups as the fold allows. Where
+/// revseq's own submissions are bounded (`Gpu::submission_bytes`), a dispatch that visits
+/// more output bytes runs in parts, each with a `Params` of its own after the
+/// dispatches' (`src/submission.rs`).
 fn fold_dispatches(
     plans: &[Plan],
     pieces: &[Dispatch],
     limits: &wgpu::Limits,
     output_bytes: u64,
+    part_bytes: Option<u64>,
 ) -> Result<Vec<Recorded>, Error> {
     let max = limits.max_compute_workgroups_per_dimension.max(1);
+    let mut next_params = pieces.len();
     plans
         .iter()
         .zip(pieces)
         .map(|(plan, piece)| {
             let groups = plan.workgroups();
-            let x = groups.min(max);
-            let y = if groups == 0 { 0 } else { groups.div_ceil(x) };
             // Unreachable on adapters that meet WebGPU's 65,535 groups per
             // dimension, but an adapter below that gets an error, not a short
             // dispatch.
-            if y > max {
+            let workgroups = fold(groups, max).ok_or_else(|| {
                 let per_group = output_bytes / u64::from(groups);
-                return Err(Error::TensorTooLarge {
+                Error::TensorTooLarge {
                     tensor: TensorRole::Output,
                     bytes: output_bytes,
                     limit: u64::from(max).pow(2) * per_group,
                     limit_name: "the device's max_compute_workgroups_per_dimension squared",
-                });
-            }
+                }
+            })?;
+            let visited = piece.windows[2].size;
+            let parts = match part_bytes {
+                Some(budget) if visited > budget && groups > 1 => {
+                    let per_part = (u64::from(groups) * budget / visited).clamp(1, u64::from(max));
+                    (0..groups)
+                        .step_by(per_part as usize)
+                        .map(|first_group| {
+                            let size = (groups - first_group).min(per_part as u32);
+                            next_params += 1;
+                            Part {
+                                first_group,
+                                workgroups: [size, 1],
+                                params: next_params - 1,
+                                bytes: visited * u64::from(size) / u64::from(groups),
+                            }
+                        })
+                        .collect()
+                }
+                _ => Vec::new(),
+            };
             Ok(Recorded {
                 windows: piece.windows,
-                workgroups: [x, y],
+                workgroups,
                 staging: piece.staging,
+                parts,
             })
         })
         .collect()
 }
 
-/// One `Params` per dispatch, in one uniform buffer, [`params_stride`] bytes
-/// apart.
+/// `groups` workgroups as x and y, each at most `max`: y = ceil(groups / max)
+/// rows of x = ceil(groups / y), fewer than y of them idle. `None` past max².
+fn fold(groups: u32, max: u32) -> Option<[u32; 2]> {
+    if groups == 0 {
+        return Some([0, 0]);
+    }
+    let y = groups.div_ceil(max);
+    (y <= max).then(|| [groups.div_ceil(y), y])
+}
+
+/// One `Params` per dispatch, then one per part of a dispatch that runs in
+/// parts, in one uniform buffer, [`params_stride`] bytes apart.
 async fn layout_uniform(
     gpu: &Gpu,
     plans: &[Plan],
     pieces: &[Dispatch],
+    dispatches: &[Recorded],
     layout: &Layout,
     limits: &wgpu::Limits,
 ) -> Result<wgpu::Buffer, Error> {
     let stride = params_stride(limits) as usize;
-    let mut uniform = vec![0u8; stride * pieces.len()];
-    for (i, (plan, piece)) in plans.iter().zip(pieces).enumerate() {
+    let parts: usize = dispatches.iter().map(|d| d.parts.len()).sum();
+    let mut uniform = vec![0u8; stride * (pieces.len() + parts)];
+    let mut write = |i: usize, params: &Params| {
+        uniform[i * stride..i * stride + PARAMS_SIZE as usize]
+            .copy_from_slice(bytemuck::bytes_of(params));
+    };
+    for (i, ((plan, piece), dispatch)) in plans.iter().zip(pieces).zip(dispatches).enumerate() {
         let mut params = Params::for_dispatch(piece, layout.dims[layout.axis].size);
         plan.write(&mut params);
-        uniform[i * stride..i * stride + PARAMS_SIZE as usize]
-            .copy_from_slice(bytemuck::bytes_of(&params));
+        write(i, &params);
+        for part in &dispatch.parts {
+            let first_group = part.first_group;
+            write(
+                part.params,
+                &Params {
+                    first_group,
+                    ..params
+                },
+            );
+        }
     }
     let device = gpu.device();
     capture(device, "creating the layout uniform", || {
@@ -262,4 +395,117 @@ async fn layout_uniform(
 /// Bytes from one dispatch's `Params` to the next in the uniform buffer.
 fn params_stride(limits: &wgpu::Limits) -> u64 {
     PARAMS_SIZE.next_multiple_of(u64::from(limits.min_uniform_buffer_offset_alignment))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernels::Variant;
+    use crate::tuning::Tuning;
+    use crate::{DataType, TensorDesc};
+
+    /// A device of either tuning with 64-bit integers and subgroups, binding
+    /// 128 MiB at a time, as the benchmark's sweep does.
+    fn target(tuning: Tuning) -> Target {
+        Target {
+            device: Device {
+                tuning,
+                int64: true,
+                subgroup_size: if tuning == Tuning::Cpu { 8 } else { 32 },
+            },
+            window: 128 << 20,
+            align: 256,
+        }
+    }
+
+    /// `sizes` of `data_type` reversed along `axis`, a length per element of the
+    /// other dimensions (size-1 ones broadcast through stride 0).
+    fn per_element(data_type: DataType, sizes: &[u32], axis: usize) -> ReverseSubsequences {
+        let mut length_sizes = sizes.to_vec();
+        length_sizes[axis] = 1;
+        let mut strides = vec![0; sizes.len()];
+        let mut stride = 1;
+        for d in (0..sizes.len()).rev() {
+            if length_sizes[d] > 1 {
+                strides[d] = stride;
+                stride *= length_sizes[d];
+            }
+        }
+        ReverseSubsequences::new(
+            TensorDesc::new(data_type, sizes),
+            TensorDesc::new(DataType::Uint32, &length_sizes).with_strides(&strides),
+            TensorDesc::new(data_type, sizes),
+            axis as u32,
+        )
+    }
+
+    /// The sweep's per-element layouts (`outermost` `[64, n]`, `middle`
+    /// `[b, 64, n]`) near 2 GiB, with a leading or trailing size-1 dimension
+    /// and inner sizes that are whole words (buffer copies move words) but no
+    /// whole number of 16-byte vectors (odd, for 4-byte elements): every piece
+    /// stages and runs the fast variant, never the general kernel.
+    #[test]
+    fn staged_per_element_pieces_run_the_fast_variant_whatever_their_inner_size() {
+        for tuning in [Tuning::Cpu, Tuning::Gpu] {
+            for data_type in [DataType::Uint8, DataType::Float16, DataType::Float32] {
+                let width = data_type.size_in_bytes();
+                let n = 2_000_000_000 / 64 / width / 16 * 16 + 4 / width;
+                for (sizes, axis) in [
+                    (vec![64, n], 0),
+                    (vec![1, 64, n], 1),
+                    (vec![64, n, 1], 0),
+                    (vec![64, n - 16], 0),
+                    (vec![4, 64, n / 4 / 16 * 16 + 4 / width], 1),
+                    (vec![1, 4, 64, n / 4 / 16 * 16 + 12 / width], 2),
+                    (vec![4, 64, n / 4 / 16 * 16 + 4 / width, 1], 1),
+                ] {
+                    let desc = per_element(data_type, &sizes, axis);
+                    desc.validate().unwrap();
+                    let bytes = desc.tensors().map(|(_, t)| t.min_size_in_bytes());
+                    let planned = plan(&desc, bytes, &target(tuning), Scratch::Allowed).unwrap();
+                    let expected = match tuning {
+                        Tuning::Cpu => Variant::Columns,
+                        Tuning::Gpu => Variant::Tile,
+                    };
+                    let variants: Vec<Variant> =
+                        planned.plans.iter().map(|p| p.variant()).collect();
+                    assert!(
+                        planned.pieces.len() > 1
+                            && planned.pieces.iter().all(|p| p.staging.is_some()),
+                        "{tuning:?} {data_type:?} {sizes:?}: {} pieces, not all staged",
+                        planned.pieces.len()
+                    );
+                    assert!(
+                        planned.key.variant == expected && variants.iter().all(|&v| v == expected),
+                        "{tuning:?} {data_type:?} {sizes:?}: {:?}, pieces {variants:?}",
+                        planned.key.variant
+                    );
+                }
+            }
+        }
+    }
+
+    /// More workgroups than one dimension holds fold into y rows of
+    /// ceil(groups / y): fewer than y of them idle, where x = min(groups, max)
+    /// left up to a row idle (65,536 groups became 65,535 × 2).
+    #[test]
+    fn folded_dispatches_leave_fewer_idle_workgroups_than_rows() {
+        assert_eq!(fold(0, 65_535), Some([0, 0]));
+        assert_eq!(fold(65_535, 65_535), Some([65_535, 1]));
+        assert_eq!(fold(65_536, 65_535), Some([32_768, 2]));
+        assert_eq!(fold(65_535 * 65_535 + 1, 65_535), None);
+        for groups in [1, 17, 65_536, 131_071, 1_000_003, 65_535 * 65_535] {
+            let [x, y] = fold(groups, 65_535).unwrap();
+            assert!(x <= 65_535 && y <= 65_535, "{groups}: {x} × {y}");
+            let launched = u64::from(x) * u64::from(y);
+            assert!(launched >= u64::from(groups), "{groups}: {x} × {y}");
+            assert!(
+                launched - u64::from(groups) < u64::from(y),
+                "{groups}: {x} × {y}"
+            );
+        }
+        // Small limits, as the tests' devices set them.
+        assert_eq!(fold(17, 16), Some([9, 2]));
+        assert_eq!(fold(257, 16), None);
+    }
 }

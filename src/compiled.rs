@@ -1,14 +1,14 @@
 //! A validated, specialised operator, ready to record into a caller's encoder
 //! (`src/compile.rs` makes it).
 
-use wgpu::util::DeviceExt;
-
 use crate::params::PARAMS_SIZE;
 use crate::scope::Scope;
 #[cfg(not(target_arch = "wasm32"))]
 use crate::scope::{block_on, now_or_never};
 use crate::shaders::PipelineKey;
 use crate::signal;
+#[cfg(not(target_arch = "wasm32"))]
+use crate::submission::poll_until;
 use crate::window::{Staging, Window};
 use crate::{Error, Gpu, ReverseSubsequences, TensorRole, Variant};
 
@@ -31,6 +31,9 @@ pub struct CompiledReverse {
     pub(crate) bytes: [u64; 3],
     /// Input and output scratch buffers, for staged dispatches.
     pub(crate) scratch: Option<[wgpu::Buffer; 2]>,
+    /// Where this plan stages: the plan without scratch, for buffers without
+    /// copy usages.
+    pub(crate) without_copies: Option<Box<CompiledReverse>>,
 }
 
 /// What `record` needs of one dispatch.
@@ -41,6 +44,36 @@ pub(crate) struct Recorded {
     pub(crate) workgroups: [u32; 2],
     /// Where the input and output travel through the scratch buffers.
     pub(crate) staging: Option<Staging>,
+    /// The dispatch in parts, for revseq's own bounded submissions
+    /// (`src/submission.rs`); empty where it runs whole.
+    pub(crate) parts: Vec<Part>,
+}
+
+/// A range of a dispatch's workgroups, run as a dispatch of its own.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Part {
+    pub(crate) first_group: u32,
+    pub(crate) workgroups: [u32; 2],
+    /// Its `Params` in the uniform buffer: a copy of the dispatch's with
+    /// `first_group`.
+    pub(crate) params: usize,
+    /// Output bytes its workgroups visit.
+    pub(crate) bytes: u64,
+}
+
+/// One command of a recorded operator.
+#[derive(Clone, Copy, Debug)]
+enum Step {
+    /// Copies a staged dispatch's input segments into scratch.
+    StageIn(usize),
+    /// Dispatches `workgroups` of dispatch `dispatch` with the `Params` at `params`.
+    Run {
+        dispatch: usize,
+        params: usize,
+        workgroups: [u32; 2],
+    },
+    /// Copies a staged dispatch's output segments back.
+    StageOut(usize),
 }
 
 impl CompiledReverse {
@@ -70,10 +103,13 @@ impl CompiledReverse {
         self.dispatches.len()
     }
 
-    /// The usages each tensor's buffer needs: `STORAGE`, and where pieces of a
-    /// tensor past one binding run staged (the reversed axis spanning more than a
-    /// window, see `docs/windows.md`), `COPY_SRC` on the input and `COPY_DST` on
-    /// the output, through which they travel to and from scratch buffers.
+    /// The usages each tensor's buffer needs for this plan: `STORAGE`, and where
+    /// pieces of a tensor past one binding run staged (the reversed axis spanning
+    /// more than a window, see `docs/windows.md`), `COPY_SRC` on the input and
+    /// `COPY_DST` on the output, through which they travel to and from scratch
+    /// buffers. Buffers with `STORAGE` alone still work: `record` then takes the
+    /// slower plan [`without_copies`](Self::without_copies). The copy usages buy
+    /// the fast path.
     pub fn buffer_usages(&self, tensor: TensorRole) -> wgpu::BufferUsages {
         let copy = match tensor {
             TensorRole::Input => wgpu::BufferUsages::COPY_SRC,
@@ -97,6 +133,17 @@ impl CompiledReverse {
             .sum()
     }
 
+    /// The plan [`record`](Self::record) takes where the caller's input lacks
+    /// `COPY_SRC` or output lacks `COPY_DST`, which this one's staged pieces
+    /// need ([`buffer_usages`](Self::buffer_usages)): pairs of windows, each
+    /// dispatch writing the elements whose sources its input window holds, with
+    /// no scratch and more dispatches (`docs/windows.md`). `None` where this plan
+    /// needs no copies, or where no plan without them exists (one that would take
+    /// more than 65,536 dispatches).
+    pub fn without_copies(&self) -> Option<&CompiledReverse> {
+        self.without_copies.as_deref()
+    }
+
     /// Bytes each binding must hold: the tensor's minimum size rounded up to 4.
     pub fn binding_size(&self, tensor: TensorRole) -> u64 {
         self.bytes[tensor as usize].next_multiple_of(4)
@@ -115,7 +162,9 @@ impl CompiledReverse {
     /// own scratch buffers, reversed there, and copied back
     /// ([`scratch_bytes`](Self::scratch_bytes)), which needs the
     /// [`buffer_usages`](Self::buffer_usages) `COPY_SRC` on the input and `COPY_DST`
-    /// on the output. Copies and dispatches all go into `encoder`, in order.
+    /// on the output; buffers without them run the plan
+    /// [`without_copies`](Self::without_copies), slower but as exact. Copies and
+    /// dispatches all go into `encoder`, in order.
     ///
     /// Every rule wgpu checks when binding the tensors is checked here first, so a
     /// live buffer of this device gets an [`Error`] from this call, not from wgpu.
@@ -169,10 +218,36 @@ impl CompiledReverse {
         sequence_lengths: wgpu::BufferBinding<'_>,
         output: wgpu::BufferBinding<'_>,
     ) -> Result<(), Error> {
+        if let Some(unstaged) = &self.without_copies {
+            let copies = input.buffer.usage().contains(wgpu::BufferUsages::COPY_SRC)
+                && output.buffer.usage().contains(wgpu::BufferUsages::COPY_DST);
+            if !copies {
+                return unstaged.record(encoder, input, sequence_lengths, output);
+            }
+        }
+        self.check(&input, &sequence_lengths, &output)?;
+        if self.is_empty() {
+            return Ok(());
+        }
+        self.encode(
+            encoder,
+            [&input, &sequence_lengths, &output],
+            &self.steps(false),
+        )
+    }
+
+    /// `record`'s checks of the caller's bindings: every rule wgpu checks when
+    /// binding them.
+    fn check(
+        &self,
+        input: &wgpu::BufferBinding<'_>,
+        sequence_lengths: &wgpu::BufferBinding<'_>,
+        output: &wgpu::BufferBinding<'_>,
+    ) -> Result<(), Error> {
         let bindings = [
-            (TensorRole::Input, &input),
-            (TensorRole::SequenceLengths, &sequence_lengths),
-            (TensorRole::Output, &output),
+            (TensorRole::Input, input),
+            (TensorRole::SequenceLengths, sequence_lengths),
+            (TensorRole::Output, output),
         ];
         let alignment = self.offset_alignment;
         for (tensor, binding) in bindings {
@@ -209,13 +284,65 @@ impl CompiledReverse {
                 return Err(Error::OutputAliases { tensor: *tensor });
             }
         }
-        if self.is_empty() {
-            return Ok(());
-        }
+        Ok(())
+    }
 
+    /// The operator's commands in order: each dispatch whole, or in its parts
+    /// where it has them and `in_parts`.
+    fn steps(&self, in_parts: bool) -> Vec<Step> {
+        let mut steps = Vec::new();
+        for (i, dispatch) in self.dispatches.iter().enumerate() {
+            if dispatch.workgroups[0] == 0 {
+                continue;
+            }
+            let staged = dispatch.staging.is_some() && self.scratch.is_some();
+            if staged {
+                steps.push(Step::StageIn(i));
+            }
+            match in_parts && !dispatch.parts.is_empty() {
+                true => steps.extend(dispatch.parts.iter().map(|part| Step::Run {
+                    dispatch: i,
+                    params: part.params,
+                    workgroups: part.workgroups,
+                })),
+                false => steps.push(Step::Run {
+                    dispatch: i,
+                    params: i,
+                    workgroups: dispatch.workgroups,
+                }),
+            }
+            if staged {
+                steps.push(Step::StageOut(i));
+            }
+        }
+        steps
+    }
+
+    /// Output bytes a step's workgroups visit.
+    fn step_bytes(&self, step: &Step) -> u64 {
+        match *step {
+            Step::Run {
+                dispatch, params, ..
+            } => self.dispatches[dispatch]
+                .parts
+                .iter()
+                .find(|part| part.params == params)
+                .map_or(self.dispatches[dispatch].windows[2].size, |part| part.bytes),
+            Step::StageIn(_) | Step::StageOut(_) => 0,
+        }
+    }
+
+    /// Records `steps` into `encoder` on the caller's `bindings` (input, lengths,
+    /// output), already checked.
+    fn encode(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        bindings: [&wgpu::BufferBinding<'_>; 3],
+        steps: &[Step],
+    ) -> Result<(), Error> {
         let device = self.gpu.device();
-        let bindings = [&input, &sequence_lengths, &output];
-        let bind_group = |(i, dispatch): (usize, &Recorded)| {
+        let [input, _, output] = bindings;
+        let bind_group = |dispatch: &Recorded, params: usize| {
             let window = |binding: usize, w: Window| {
                 // A staged dispatch's input and output windows are in scratch.
                 let (buffer, offset) = match (&self.scratch, dispatch.staging, binding) {
@@ -237,7 +364,7 @@ impl CompiledReverse {
                 entries: &[
                     wgpu::BindGroupEntry {
                         binding: 0,
-                        resource: self.params_binding(i),
+                        resource: self.params_binding(params),
                     },
                     window(0, dispatch.windows[0]),
                     window(1, dispatch.windows[1]),
@@ -245,12 +372,23 @@ impl CompiledReverse {
                 ],
             })
         };
+        let make = || -> Vec<Option<wgpu::BindGroup>> {
+            steps
+                .iter()
+                .map(|step| match *step {
+                    Step::Run {
+                        dispatch, params, ..
+                    } => Some(bind_group(&self.dispatches[dispatch], params)),
+                    _ => None,
+                })
+                .collect()
+        };
         // The bind groups are the only step wgpu can still reject; make them first,
         // so that a rejection leaves the caller's encoder untouched.
         #[cfg(not(target_arch = "wasm32"))]
-        let bind_groups: Vec<wgpu::BindGroup> = {
+        let bind_groups = {
             let scope = Scope::push(device);
-            let bind_groups = self.dispatches.iter().enumerate().map(bind_group).collect();
+            let bind_groups = make();
             // Native wgpu resolves a popped scope at once; one that did not would
             // be wgpu's own error, so it counts as none rather than a wait.
             if let Some(Err(error)) = now_or_never(scope.pop("binding the tensors")) {
@@ -259,8 +397,7 @@ impl CompiledReverse {
             bind_groups
         };
         #[cfg(target_arch = "wasm32")]
-        let bind_groups: Vec<wgpu::BindGroup> =
-            self.dispatches.iter().enumerate().map(bind_group).collect();
+        let bind_groups = make();
         let begin = |encoder: &mut wgpu::CommandEncoder| {
             let mut pass = encoder
                 .begin_compute_pass(&wgpu::ComputePassDescriptor {
@@ -274,45 +411,114 @@ impl CompiledReverse {
         // In order: a windowed dispatch may merge into words an earlier one wrote.
         // Dispatches share one compute pass; a staged one ends it for its copies.
         let mut pass: Option<wgpu::ComputePass<'static>> = None;
-        for (dispatch, bind_group) in self.dispatches.iter().zip(&bind_groups) {
-            if dispatch.workgroups[0] == 0 {
-                continue;
-            }
-            let (Some(staging), Some([scratch_in, scratch_out])) =
-                (dispatch.staging, &self.scratch)
-            else {
-                let pass = pass.get_or_insert_with(|| begin(encoder));
-                pass.set_bind_group(0, bind_group, &[]);
-                pass.dispatch_workgroups(dispatch.workgroups[0], dispatch.workgroups[1], 1);
-                continue;
-            };
-            drop(pass.take());
-            let (segments_in, segments_out) = (staging.input, staging.output);
-            for p in 0..u64::from(staging.positions) {
-                encoder.copy_buffer_to_buffer(
-                    input.buffer,
-                    input.offset + segments_in.origin + p * segments_in.stride,
-                    scratch_in,
-                    p * segments_in.pitch,
-                    segments_in.bytes,
-                );
-            }
-            {
-                let mut pass = begin(encoder);
-                pass.set_bind_group(0, bind_group, &[]);
-                pass.dispatch_workgroups(dispatch.workgroups[0], dispatch.workgroups[1], 1);
-            }
-            for p in 0..u64::from(staging.positions) {
-                encoder.copy_buffer_to_buffer(
-                    scratch_out,
-                    p * segments_out.pitch,
-                    output.buffer,
-                    output.offset + segments_out.origin + p * segments_out.stride,
-                    segments_out.bytes,
-                );
+        for (step, bind_group) in steps.iter().zip(&bind_groups) {
+            match (*step, bind_group, &self.scratch) {
+                (Step::Run { workgroups, .. }, Some(bind_group), _) => {
+                    let pass = pass.get_or_insert_with(|| begin(encoder));
+                    pass.set_bind_group(0, bind_group, &[]);
+                    pass.dispatch_workgroups(workgroups[0], workgroups[1], 1);
+                }
+                (Step::StageIn(d) | Step::StageOut(d), _, Some([scratch_in, scratch_out])) => {
+                    drop(pass.take());
+                    let Some(staging) = self.dispatches[d].staging else {
+                        continue;
+                    };
+                    // Segment p: at `origin + p * stride` in the caller's binding, at
+                    // `p * pitch` in scratch.
+                    let (from, to, segments) = match step {
+                        Step::StageIn(_) => {
+                            let s = staging.input;
+                            (
+                                (input.buffer, input.offset + s.origin, s.stride),
+                                (scratch_in, 0, s.pitch),
+                                s,
+                            )
+                        }
+                        _ => {
+                            let s = staging.output;
+                            (
+                                (scratch_out, 0, s.pitch),
+                                (output.buffer, output.offset + s.origin, s.stride),
+                                s,
+                            )
+                        }
+                    };
+                    for p in 0..u64::from(staging.positions) {
+                        encoder.copy_buffer_to_buffer(
+                            from.0,
+                            from.1 + p * from.2,
+                            to.0,
+                            to.1 + p * to.2,
+                            segments.bytes,
+                        );
+                    }
+                }
+                _ => {}
             }
         }
         Ok(())
+    }
+
+    /// A storage buffer of `usage` holding `contents` (padded to whole words),
+    /// written in [`chunks`](Self::chunks), each submitted on its own where the
+    /// adapter bounds submissions, rather than in one copy of the whole tensor.
+    fn upload(&self, label: &str, contents: &[u8], usage: wgpu::BufferUsages) -> wgpu::Buffer {
+        let (device, queue) = (self.gpu.device(), self.gpu.queue());
+        let size = (contents.len() as u64).next_multiple_of(4);
+        let buffer = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some(label),
+            size,
+            usage: usage | wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let bounded = self.gpu.submission_bytes().is_some();
+        for (start, end) in self.chunks(size) {
+            let (start, end) = (start as usize, end as usize);
+            match contents.get(start..end) {
+                Some(chunk) => queue.write_buffer(&buffer, start as u64, chunk),
+                None => {
+                    let mut chunk = contents[start..].to_vec();
+                    chunk.resize(end - start, 0);
+                    queue.write_buffer(&buffer, start as u64, &chunk);
+                }
+            }
+            if bounded {
+                queue.submit([]);
+            }
+        }
+        buffer
+    }
+
+    /// `[start, end)` ranges that cut `size` bytes (a multiple of 4) into copies
+    /// of at most the adapter's bound on a submission (`src/submission.rs`); one
+    /// range where there is none.
+    fn chunks(&self, size: u64) -> impl Iterator<Item = (u64, u64)> {
+        let chunk = self.gpu.submission_bytes().unwrap_or(size).max(4);
+        (0..size)
+            .step_by(chunk as usize)
+            .map(move |start| (start, (start + chunk).min(size)))
+    }
+
+    /// The operator's commands for revseq's own runs, in submissions that each
+    /// visit at most the adapter's bound of output bytes (`src/submission.rs`):
+    /// one submission where there is no bound.
+    fn submissions(&self) -> Vec<Vec<Step>> {
+        let Some(budget) = self.gpu.submission_bytes() else {
+            return vec![self.steps(false)];
+        };
+        let mut submissions: Vec<Vec<Step>> = vec![Vec::new()];
+        let mut bytes = 0;
+        for step in self.steps(true) {
+            let step_bytes = self.step_bytes(&step);
+            let current = submissions.last_mut().expect("one submission at least");
+            if bytes + step_bytes > budget && !current.is_empty() {
+                submissions.push(Vec::new());
+                bytes = 0;
+            }
+            bytes += step_bytes;
+            submissions.last_mut().expect("just pushed").push(step);
+        }
+        submissions
     }
 
     /// The layout uniform of dispatch `i`.
@@ -395,39 +601,28 @@ impl CompiledReverse {
         }
         let [in_bytes, len_bytes, out_bytes] = self.bytes.map(|b| b as usize);
         let device = self.gpu.device();
-        let storage = |label, contents: &[u8], usage| {
-            device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some(label),
-                contents,
-                usage: wgpu::BufferUsages::STORAGE | usage,
-            })
-        };
         let out_size = self.binding_size(TensorRole::Output);
         let scope = Scope::push(device);
-        let input = storage(
+        let input = self.upload(
             "revseq::input",
             &input[..in_bytes],
             self.buffer_usages(TensorRole::Input),
         );
-        let lengths = storage(
+        let lengths = self.upload(
             "revseq::sequence_lengths",
             &sequence_lengths[..len_bytes],
-            wgpu::BufferUsages::empty(),
+            wgpu::BufferUsages::STORAGE,
         );
         // A dense output is overwritten whole, so its old bytes need not travel.
-        let out = if self.desc.output.is_dense() {
-            device.create_buffer(&wgpu::BufferDescriptor {
+        let out_usage = self.buffer_usages(TensorRole::Output) | wgpu::BufferUsages::COPY_SRC;
+        let out = match self.desc.output.is_dense() {
+            true => device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("revseq::output"),
                 size: out_size,
-                usage: self.buffer_usages(TensorRole::Output) | wgpu::BufferUsages::COPY_SRC,
+                usage: out_usage,
                 mapped_at_creation: false,
-            })
-        } else {
-            storage(
-                "revseq::output",
-                &output[..out_bytes],
-                self.buffer_usages(TensorRole::Output) | wgpu::BufferUsages::COPY_SRC,
-            )
+            }),
+            false => self.upload("revseq::output", &output[..out_bytes], out_usage),
         };
         let staging = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("revseq::readback"),
@@ -435,34 +630,49 @@ impl CompiledReverse {
             usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
-        let mut encoder = device.create_command_encoder(&Default::default());
-        let recorded = self.record(
-            &mut encoder,
-            input.as_entire_buffer_binding(),
-            lengths.as_entire_buffer_binding(),
-            out.as_entire_buffer_binding(),
-        );
-        encoder.copy_buffer_to_buffer(&out, 0, &staging, 0, out_size);
-        let submission = recorded.map(|()| self.gpu.queue().submit([encoder.finish()]));
+        // `record`'s checks, on revseq's own buffers; then the steps, in as many
+        // submissions as the adapter needs (`src/submission.rs`), the readback
+        // in the last.
+        let bindings = [&input, &lengths, &out].map(|b| b.as_entire_buffer_binding());
+        let checked = self.check(&bindings[0], &bindings[1], &bindings[2]);
+        let submission = checked.and_then(|()| {
+            let submissions = self.submissions();
+            let last = submissions.len() - 1;
+            let queue = self.gpu.queue();
+            for (i, steps) in submissions.iter().enumerate() {
+                let mut encoder = device.create_command_encoder(&Default::default());
+                self.encode(
+                    &mut encoder,
+                    [&bindings[0], &bindings[1], &bindings[2]],
+                    steps,
+                )?;
+                if i == last {
+                    for (start, end) in self.chunks(out_size) {
+                        if start > 0 {
+                            queue.submit([encoder.finish()]);
+                            encoder = device.create_command_encoder(&Default::default());
+                        }
+                        encoder.copy_buffer_to_buffer(&out, start, &staging, start, end - start);
+                    }
+                }
+                queue.submit([encoder.finish()]);
+            }
+            Ok(())
+        });
         let (sender, receiver) = signal::channel();
         if submission.is_ok() {
             staging.map_async(wgpu::MapMode::Read, .., move |result| sender.send(result));
         }
         let errors = scope.pop("running reverse_subsequences");
         errors.await?;
-        let _submission = submission?;
+        submission?;
 
         let wgpu_error = |message: String| Error::Wgpu {
             context: "reading the output back",
             message,
         };
         #[cfg(not(target_arch = "wasm32"))]
-        device
-            .poll(wgpu::PollType::Wait {
-                submission_index: Some(_submission),
-                timeout: None,
-            })
-            .map_err(|e| wgpu_error(e.to_string()))?;
+        poll_until(device, || receiver.is_ready())?;
         receiver
             .await
             .ok_or_else(|| wgpu_error("the mapping callback was dropped".into()))?

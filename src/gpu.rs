@@ -8,6 +8,7 @@ use crate::dtype::{Element, SequenceLength};
 use crate::pipeline::PipelineCache;
 #[cfg(not(target_arch = "wasm32"))]
 use crate::scope::block_on;
+use crate::submission::default_submission_bytes;
 use crate::tuning::Device;
 use crate::{onnx, CompiledReverse, Error, ReverseSubsequences, Tuning};
 
@@ -26,6 +27,8 @@ struct Inner {
     plan_device: Device,
     /// Bytes one storage binding may hold: the device's limit, or lower.
     max_binding: u64,
+    /// Output bytes of work in one of revseq's own submissions, where bounded.
+    submission_bytes: Option<u64>,
     pipeline_layout: wgpu::PipelineLayout,
     cache: PipelineCache,
 }
@@ -121,7 +124,8 @@ impl Gpu {
     pub fn from_wgpu(device: wgpu::Device, queue: wgpu::Queue) -> Gpu {
         let tuning = Tuning::for_adapter(&device.adapter_info());
         let max_binding = device.limits().max_storage_buffer_binding_size;
-        Gpu::with_device(device, queue, tuning, max_binding)
+        let submission_bytes = default_submission_bytes(&device.adapter_info());
+        Gpu::with_device(device, queue, tuning, max_binding, submission_bytes)
     }
 
     /// The same device and queue with the plan tuned for `tuning`, for an adapter
@@ -134,6 +138,7 @@ impl Gpu {
             inner.queue.clone(),
             tuning,
             inner.max_binding,
+            inner.submission_bytes,
         )
     }
 
@@ -150,7 +155,32 @@ impl Gpu {
             inner.queue.clone(),
             inner.plan_device.tuning,
             max_binding,
+            inner.submission_bytes,
         )
+    }
+
+    /// The same device and queue, with revseq's own runs ([`CompiledReverse::run`]
+    /// and the typed calls) submitting at most `bytes` of work at a time: output
+    /// bytes a dispatch visits, a larger dispatch cut into parts, uploads and the
+    /// readback in copies of that size. `None` submits each run whole. The default
+    /// is 32 MiB on a CPU GL adapter, where wgpu holds its context lock while a
+    /// submission runs and panics in a thread kept from it for 6 s, and `None`
+    /// elsewhere. `record` is not affected; the clone has its own pipeline cache.
+    pub fn with_submission_bytes(&self, bytes: Option<u64>) -> Gpu {
+        let inner = &self.inner;
+        Gpu::with_device(
+            inner.device.clone(),
+            inner.queue.clone(),
+            inner.plan_device.tuning,
+            inner.max_binding,
+            bytes.map(|b| b.max(4) & !3),
+        )
+    }
+
+    /// The most work one of revseq's own submissions carries, where bounded
+    /// ([`Gpu::with_submission_bytes`]).
+    pub fn submission_bytes(&self) -> Option<u64> {
+        self.inner.submission_bytes
     }
 
     /// The most bytes one storage binding holds; larger tensors are windowed.
@@ -168,6 +198,7 @@ impl Gpu {
         queue: wgpu::Queue,
         tuning: Tuning,
         max_binding: u64,
+        submission_bytes: Option<u64>,
     ) -> Gpu {
         // Input and output are `array<u32>` in some kernels and `array<vec4<u32>>` in
         // others, so their minimum size is left to each pipeline; `record` checks
@@ -225,6 +256,7 @@ impl Gpu {
                 bind_group_layout,
                 plan_device,
                 max_binding,
+                submission_bytes,
                 pipeline_layout,
                 cache: PipelineCache::default(),
             }),

@@ -40,6 +40,7 @@ mod scope;
 pub mod shaders;
 mod signal;
 pub mod simt;
+mod submission;
 mod tensor;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod trace;
@@ -53,6 +54,8 @@ pub use error::{Error, TensorRole};
 pub use gpu::Gpu;
 pub use kernels::Variant;
 pub use operator::{ReverseSubsequences, MAX_RANK, MAX_TENSOR_BYTES};
+#[cfg(not(target_arch = "wasm32"))]
+pub use submission::wait_for_queue;
 pub use tensor::TensorDesc;
 pub use tuning::Tuning;
 /// The wgpu this crate is built on: use it to create the devices, buffers and

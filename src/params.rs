@@ -27,8 +27,11 @@ pub(crate) struct Params {
     pub(crate) interleave: u32,
     pub(crate) touch: u32,
     pub(crate) lanes: u32,
+    /// The dispatch's first workgroup, where one dispatch runs in parts
+    /// (`src/submission.rs`): 0 for a dispatch in one part.
+    pub(crate) first_group: u32,
     /// Keeps `vecs` on the 16-byte boundary the WGSL struct puts it on.
-    pub(crate) padding: [u32; 3],
+    pub(crate) padding: [u32; 2],
     pub(crate) vecs: Divisor,
     pub(crate) per_row: Divisor,
     pub(crate) blocks: Divisor,
@@ -117,6 +120,7 @@ mod tests {
             ("interleave", offset_of!(Params, interleave)),
             ("touch", offset_of!(Params, touch)),
             ("lanes", offset_of!(Params, lanes)),
+            ("first_group", offset_of!(Params, first_group)),
             ("vecs", offset_of!(Params, vecs)),
             ("per_row", offset_of!(Params, per_row)),
             ("blocks", offset_of!(Params, blocks)),

@@ -50,6 +50,16 @@ impl<T> Drop for Sender<T> {
     }
 }
 
+impl<T> Receiver<T> {
+    /// Whether the receiver would resolve now: a value was sent, or the sender
+    /// dropped.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub(crate) fn is_ready(&self) -> bool {
+        let slot = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        slot.value.is_some() || slot.closed
+    }
+}
+
 impl<T> Future for Receiver<T> {
     type Output = Option<T>;
 

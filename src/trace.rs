@@ -345,9 +345,7 @@ fn read_back(
     gpu.queue().submit([encoder.finish()]);
     block_on(scope.pop("running a traced kernel"))?;
     staging.map_async(wgpu::MapMode::Read, .., |_| {});
-    device
-        .poll(wgpu::PollType::wait_indefinitely())
-        .map_err(|e| wgpu_error(e.to_string()))?;
+    crate::wait_for_queue(device, gpu.queue())?;
     let view = staging
         .get_mapped_range(..)
         .map_err(|e| wgpu_error(e.to_string()))?;

@@ -129,6 +129,7 @@ pub(crate) struct Segments {
 /// element of input, sequence lengths and output, `bytes` their tensors' sizes;
 /// `window` is the most bytes one binding may hold and `align` the storage offset
 /// alignment. One dispatch, binding every tensor whole, where they all fit.
+/// Pieces stage through scratch only where `stage` allows it.
 pub(crate) fn split(
     layout: &Layout,
     widths: [u64; 3],
@@ -136,6 +137,7 @@ pub(crate) fn split(
     window: u64,
     align: u64,
     walk_positions: bool,
+    stage: bool,
 ) -> Result<Vec<Dispatch>, Error> {
     let window = window.min(MAX_WINDOW_BYTES) & !3;
     // A tensor without elements binds nothing, however far its lengths or strides
@@ -167,7 +169,10 @@ pub(crate) fn split(
     // Pieces whose sources span several windows: staged where their segments
     // allow it (linear in the tensor, and any kernel variant), else paired with
     // each input window in turn.
-    match staged(layout, widths, window, align) {
+    match stage
+        .then(|| staged(layout, widths, window, align))
+        .flatten()
+    {
         Some(dispatches) => Ok(dispatches),
         None => paired,
     }
@@ -493,11 +498,15 @@ fn staged(layout: &Layout, widths: [u64; 3], window: u64, align: u64) -> Option<
             let in_span = extent(&inner, |d| d.input) + 1;
             let out_span = extent(&inner, |d| d.output) + 1;
             let elements: u64 = inner.iter().map(|d| u64::from(d.size)).product();
-            // A contiguous run that one length covers is padded in scratch to whole
-            // 16-byte vectors, so that a last, shorter piece keeps the vector kernels
-            // of the others; its padding is never copied back.
+            // The lengths the piece reads, before any padding.
+            let len_extent = extent(&inner, |d| d.lengths);
+            // A contiguous run is padded in scratch to whole 16-byte vectors, so
+            // that a last, shorter piece keeps the vector kernels of the others;
+            // its padding is never copied back. Where lengths change along the
+            // run, the padding's lengths lie past the piece's lengths window, and
+            // a read there is clamped into the binding, as WebGPU guarantees: any
+            // length does for output that stays in scratch.
             let pad = k + 1 == others.len()
-                && dims[cut].lengths == 0
                 && dims[cut].input == 1
                 && dims[cut].output == 1
                 && in_width <= 16;
@@ -540,7 +549,7 @@ fn staged(layout: &Layout, widths: [u64; 3], window: u64, align: u64) -> Option<
                 dims: piece,
             };
             let len_origin = origin(|d| d.lengths);
-            let len_end = (len_origin + extent(&piece.dims, |d| d.lengths) + 1) * len_width;
+            let len_end = (len_origin + len_extent + 1) * len_width;
             // Lengths windows start on the alignment like any other; their shift
             // is in elements from there.
             let len_offset = len_origin * len_width / align * align;
@@ -679,6 +688,7 @@ mod tests {
             1024,
             256,
             false,
+            true,
         )
         .unwrap();
         assert_eq!(d.len(), 1);
@@ -702,6 +712,7 @@ mod tests {
             1024,
             256,
             false,
+            true,
         )
         .unwrap();
         assert!(d
@@ -720,6 +731,7 @@ mod tests {
             1024,
             256,
             false,
+            true,
         )
         .unwrap();
         assert!(d.iter().all(|d| !d.whole && d.by_position));
@@ -758,7 +770,7 @@ mod tests {
             let stride = |d: &Dim| [d.input, d.lengths, d.output][t];
             (extent(dims, stride) + 1) * widths[t]
         });
-        let dispatches = split(layout, widths, bytes, window, 256, walk).unwrap();
+        let dispatches = split(layout, widths, bytes, window, 256, walk, true).unwrap();
         let mut written = std::collections::HashMap::new();
         let mut writes = vec![0; dispatches.len()];
         for (d, writes) in dispatches.iter().zip(&mut writes) {
@@ -894,7 +906,7 @@ mod tests {
             let stride = |d: &Dim| [d.input, d.lengths, d.output][t];
             (extent(&layout.dims, stride) + 1) * widths[t]
         });
-        let d = split(layout, widths, bytes, window, 256, false).unwrap();
+        let d = split(layout, widths, bytes, window, 256, false, true).unwrap();
         (d.len(), d.iter().all(|d| d.staging.is_some()))
     }
 
@@ -978,6 +990,7 @@ mod tests {
             window,
             256,
             false,
+            true,
         )
         .unwrap();
         let lane_bytes = u64::from(n) * width;
@@ -1092,12 +1105,16 @@ mod tests {
         for axis in [0, 1] {
             let layout = layout(&[1 << 22, 1 << 12], axis);
             let bytes = [1 << 34, 4 << (if axis == 0 { 12 } else { 22 }), 1 << 34];
-            let d = split(&layout, [1, 4, 1], bytes, 128 << 20, 256, false).unwrap();
-            // Each piece once: its first input window.
+            let d = split(&layout, [1, 4, 1], bytes, 128 << 20, 256, false, true).unwrap();
+            // Each piece once: its first input window; a staged piece's elements
+            // are its output segments (its padding in scratch is never copied back).
             let output: u64 = d
                 .iter()
                 .filter(|d| d.positions[0] == 0 && d.sources[0] == 0)
-                .map(|d| d.layout.element_count())
+                .map(|d| match d.staging {
+                    Some(s) => u64::from(s.positions) * s.output.bytes,
+                    None => d.layout.element_count(),
+                })
                 .sum();
             assert_eq!(output, 1 << 34);
             for d in &d {

@@ -47,7 +47,7 @@ fn main(
     _ = invocation_index(group, groups, local);
     // The workgroup's index, uniform across it: the barrier below needs every
     // invocation of a workgroup to take the same path.
-    let index = group.y * groups.x + group.x;
+    let index = workgroup_index(group, groups);
     if (index >= params.count) {
         return;
     }

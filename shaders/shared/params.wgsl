@@ -58,6 +58,9 @@ struct Params {
     // `runs/runs.wgsl`): the runs of one position; 0 where each invocation walks
     // one run.
     lanes: u32,
+    // The dispatch's first workgroup, where revseq runs one dispatch in parts
+    // (`src/submission.rs`); 0 otherwise.
+    first_group: u32,
     // The vector families: vectors in one row or run of the innermost dimension.
     // A uniform struct member starts on 16 bytes.
     @align(16) vecs: Divisor,
@@ -95,12 +98,19 @@ fn divide(n: u32, d: Divisor) -> u32 {
     return select((t + ((n - t) >> 1u)) >> d.shift, n, d.value == 1u);
 }
 
-// The invocation's index over the whole dispatch. More than 65,535 workgroups do
-// not fit one dimension, so the host folds the dispatch into x and y; this
-// unfolds it. Every kernel calls it first.
+// The workgroup's index over the whole dispatch, uniform across the workgroup.
+// More than 65,535 workgroups do not fit one dimension, so the host folds the
+// dispatch into x and y; this unfolds it, and adds the part's first workgroup
+// where the dispatch runs in parts.
+fn workgroup_index(group: vec3<u32>, groups: vec3<u32>) -> u32 {
+    return params.first_group + group.y * groups.x + group.x;
+}
+
+// The invocation's index over the whole dispatch. Every kernel calls it first.
 fn invocation_index(group: vec3<u32>, groups: vec3<u32>, local: u32) -> u32 {
-    #trace trace_begin(group.y * groups.x + group.x, local);
-    return (group.y * groups.x + group.x) * WORKGROUP_SIZE + local;
+    let index = workgroup_index(group, groups);
+    #trace trace_begin(index, local);
+    return index * WORKGROUP_SIZE + local;
 }
 
 // A windowed dispatch's source: the offset, from the start of the input binding,

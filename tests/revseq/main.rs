@@ -12,6 +12,7 @@ mod shaders;
 mod simt;
 mod special;
 mod strided;
+mod submissions;
 mod support;
 mod validation;
 mod variants;

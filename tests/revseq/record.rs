@@ -6,6 +6,7 @@ use revseq::{
 };
 use wgpu::util::DeviceExt;
 
+use crate::strided::lengths_for;
 use crate::support::{gpu, per_element, Rng};
 
 const CANARY: u8 = 0xC3;
@@ -35,7 +36,7 @@ fn read_back_on(gpu: &Gpu, buffer: &wgpu::Buffer) -> Vec<u8> {
     encoder.copy_buffer_to_buffer(buffer, 0, &staging, 0, buffer.size());
     gpu.queue().submit([encoder.finish()]);
     staging.map_async(wgpu::MapMode::Read, .., |r| r.unwrap());
-    device.poll(wgpu::PollType::wait_indefinitely()).unwrap();
+    revseq::wait_for_queue(device, gpu.queue()).unwrap();
     let view = staging.get_mapped_range(..).unwrap();
     view.to_vec()
 }
@@ -48,15 +49,15 @@ fn run_at_offset(desc: &ReverseSubsequences, seed: u64) {
 }
 
 /// Runs `desc` through `record` with every binding at an aligned offset inside a
-/// larger buffer of canaries, and checks the whole output buffer.
+/// larger buffer of canaries, and checks the whole output buffer. The buffers
+/// have no copy usages (the output `COPY_SRC` only, to read it back), so a plan
+/// that stages runs its plan without copies.
 pub(crate) fn run_at_offset_on(gpu: &Gpu, desc: &ReverseSubsequences, seed: u64) {
     let offset = u64::from(gpu.device().limits().min_storage_buffer_offset_alignment).max(256);
     let mut rng = Rng::new(seed);
     let compiled = gpu.compile(desc).unwrap();
     let in_bytes = rng.bytes(desc.input.min_size_in_bytes() as usize);
-    let len_bytes: Vec<u8> = (0..desc.sequence_lengths.min_size_in_bytes() / 4)
-        .flat_map(|_| (rng.below(9) as u32).to_le_bytes())
-        .collect();
+    let len_bytes = lengths_for(&mut rng, desc, desc.input.sizes()[desc.axis as usize]);
     let padded = |bytes: &[u8]| {
         let mut all = vec![CANARY; offset as usize];
         all.extend_from_slice(bytes);

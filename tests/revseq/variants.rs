@@ -22,7 +22,7 @@ const WIDTHS: [DataType; 5] = [
 
 /// Packed input and output of `sizes`, lengths of `length_type` with the input's
 /// sizes and 1 on `axis`, packed or with `length_strides`.
-fn desc(
+pub(crate) fn desc(
     data_type: DataType,
     sizes: &[u32],
     axis: u32,
@@ -45,7 +45,7 @@ fn desc(
 
 /// A `[rows, columns]` tensor reversed along axis 1 whose input is stored column
 /// by column, so no fast path applies: the general kernels' layouts.
-fn transposed(data_type: DataType, rows: u32, columns: u32) -> ReverseSubsequences {
+pub(crate) fn transposed(data_type: DataType, rows: u32, columns: u32) -> ReverseSubsequences {
     ReverseSubsequences::new(
         TensorDesc::new(data_type, &[rows, columns]).with_strides(&[1, rows]),
         TensorDesc::new(DataType::Uint32, &[rows, 1]),

@@ -387,6 +387,111 @@ fn per_element_lanes_spanning_windows_are_staged_in_linear_dispatches() {
     }
 }
 
+/// Per-element layouts whose lanes span windows, with inner sizes that are
+/// whole words but no whole number of vectors (odd for 4-byte elements), and
+/// size-1 dimensions before or after: `[24, c]`, `[1, 24, c]`, `[24, c, 1]` along
+/// axis 24, and `[2, 24, c]` along the middle.
+fn ragged_per_element(data_type: DataType) -> Vec<ReverseSubsequences> {
+    let width = data_type.size_in_bytes();
+    let c = 3 * WINDOW / (24 * width) / 16 * 16 + 4 / width.min(4);
+    [
+        (vec![24, c], 0),
+        (vec![1, 24, c], 1),
+        (vec![24, c, 1], 0),
+        (vec![2, 24, c / 2 / 16 * 16 + 4 / width.min(4)], 1),
+    ]
+    .into_iter()
+    .map(|(sizes, axis)| packed(data_type, DataType::Int64, &sizes, axis))
+    .collect()
+}
+
+/// The last piece of a staged run is padded to whole vectors in scratch, so
+/// that every piece runs the fast variant; the padding's lengths lie past the
+/// lengths window (reads there are clamped) and its output never leaves scratch.
+#[test]
+fn staged_per_element_pieces_of_ragged_runs_keep_the_fast_variant() {
+    for tuning in [Tuning::Cpu, Tuning::Gpu] {
+        let gpu = small_windows().with_tuning(tuning);
+        for data_type in [
+            DataType::Uint8,
+            DataType::Float16,
+            DataType::Float32,
+            DataType::Float64,
+        ] {
+            for desc in ragged_per_element(data_type) {
+                let op = gpu.compile(&desc).unwrap();
+                let expected = match tuning {
+                    Tuning::Cpu => Variant::Columns,
+                    Tuning::Gpu => Variant::Tile,
+                };
+                assert!(op.scratch_bytes() > 0, "{tuning:?}: {desc:?} did not stage");
+                assert_eq!(op.variant(), expected, "{tuning:?}: {desc:?}");
+                check_on(&gpu, &desc, 14);
+            }
+        }
+    }
+}
+
+/// Buffers without copy usages: `record` takes the plan without scratch for
+/// every layout that stages, exactly as the staged one computes.
+#[test]
+fn staged_layouts_record_without_copy_usages() {
+    for tuning in [Tuning::Cpu, Tuning::Gpu] {
+        let gpu = small_windows().with_tuning(tuning);
+        for data_type in [DataType::Uint8, DataType::Float16, DataType::Float32] {
+            let mut staged = ragged_per_element(data_type);
+            staged.push(outermost_spanning(data_type, 1));
+            staged.push(packed(
+                data_type,
+                DataType::Uint32,
+                &[24, 3 * WINDOW / 24, 1],
+                0,
+            ));
+            if tuning == Tuning::Cpu {
+                staged.push(time_major_spanning(data_type, 8));
+            }
+            for desc in staged {
+                let op = gpu.compile(&desc).unwrap();
+                assert!(op.scratch_bytes() > 0, "{tuning:?}: {desc:?} did not stage");
+                let unstaged = op.without_copies().expect("a plan without copies");
+                assert_eq!(unstaged.scratch_bytes(), 0, "{desc:?}");
+                for tensor in [
+                    TensorRole::Input,
+                    TensorRole::SequenceLengths,
+                    TensorRole::Output,
+                ] {
+                    assert_eq!(unstaged.buffer_usages(tensor), wgpu::BufferUsages::STORAGE);
+                }
+                assert!(unstaged.without_copies().is_none());
+                run_at_offset_on(&gpu, &desc, 15);
+            }
+        }
+    }
+}
+
+/// Windowed plans (staged, walked pairs, scanning pairs, a lane longer than a
+/// window) with revseq's own runs cut into submissions of 8 KiB of output: a
+/// staged piece's copies stay around all its parts, and pairs keep their order.
+#[test]
+fn windowed_plans_run_exactly_in_parts() {
+    for tuning in [Tuning::Cpu, Tuning::Gpu] {
+        let gpu = small_windows()
+            .with_tuning(tuning)
+            .with_submission_bytes(Some(8 << 10));
+        for data_type in [DataType::Uint8, DataType::Float32] {
+            let n = 3 * WINDOW / data_type.size_in_bytes() + 7;
+            for desc in [
+                outermost_spanning(data_type, 1),
+                time_major_spanning(data_type, 1),
+                packed(data_type, DataType::Int64, &[n], 0),
+                packed(data_type, DataType::Uint32, &[n / 4, 4], 0),
+            ] {
+                check_on(&gpu, &desc, 16);
+            }
+        }
+    }
+}
+
 #[test]
 fn time_major_lanes_spanning_small_windows_stage_on_a_cpu_and_walk_on_a_gpu() {
     for tuning in [Tuning::Cpu, Tuning::Gpu] {
@@ -417,8 +522,7 @@ fn time_major_lanes_spanning_small_windows_stage_on_a_cpu_and_walk_on_a_gpu() {
 /// unevenly where the lanes do not divide them; with more, each takes several.
 /// A GPU walks the 2 MiB positions run by run, and the short runs lane by lane,
 /// in teams of a run's vectors.
-#[test]
-fn time_major_pairs_walked_lane_by_lane() {
+fn time_major_pairs_walked_lane_by_lane(tuning: Tuning) {
     const MIB: u32 = 1 << 20;
     let gpu = gpu_with_limits(|limits| {
         limits.max_storage_buffer_binding_size = u64::from(8 * MIB);
@@ -442,22 +546,30 @@ fn time_major_pairs_walked_lane_by_lane() {
             TensorDesc::new(data_type, &sizes),
             0,
         );
-        for tuning in [Tuning::Cpu, Tuning::Gpu] {
-            let gpu = gpu.with_tuning(tuning);
-            let op = gpu.compile(&desc).unwrap();
-            assert_eq!(op.variant(), Variant::Runs, "{desc:?}");
-            let by_lane = tuning == Tuning::Cpu || sizes[0] > 7;
-            assert!(
-                op.key().walk_positions
-                    && op.key().walk_lanes == by_lane
-                    && op.scratch_bytes() == 0,
-                "{tuning:?}: {desc:?}"
-            );
-            for seed in 0..2 {
-                check_on(&gpu, &desc, 20 + seed);
-            }
+        let gpu = gpu.with_tuning(tuning);
+        let op = gpu.compile(&desc).unwrap();
+        assert_eq!(op.variant(), Variant::Runs, "{desc:?}");
+        let by_lane = tuning == Tuning::Cpu || sizes[0] > 7;
+        assert!(
+            op.key().walk_positions && op.key().walk_lanes == by_lane && op.scratch_bytes() == 0,
+            "{tuning:?}: {desc:?}"
+        );
+        for seed in 0..2 {
+            check_on(&gpu, &desc, 20 + seed);
         }
     }
+}
+
+// One test per tuning: each is tens of seconds on a CPU adapter, and the two
+// run side by side.
+#[test]
+fn time_major_pairs_walked_lane_by_lane_on_a_cpu() {
+    time_major_pairs_walked_lane_by_lane(Tuning::Cpu);
+}
+
+#[test]
+fn time_major_pairs_walked_lane_by_lane_on_a_gpu() {
+    time_major_pairs_walked_lane_by_lane(Tuning::Gpu);
 }
 
 #[test]
