@@ -13,6 +13,7 @@
 //!   at a time, each timed beside the same layout at 64 MiB in one dispatch; then the
 //!   other layouts, `long-lanes` (three lanes, each longer than a binding) and
 //!   `ragged-outermost` (`outermost` as `[1, 64, odd]`) at the largest size;
+//! - `--largest-mib N`: the sweep's largest tensor, below the adapter's limit;
 //! - `--layout NAME`, `--width BYTES` (each repeatable): only these rows;
 //! - `--gpu-model`: instead of timing, every row (and rows that need the general
 //!   kernels) under the SIMT model of memory traffic, from the trace build of the
@@ -109,6 +110,8 @@ struct Args {
     seconds: f64,
     json: Option<String>,
     sweep: bool,
+    /// `--largest-mib`: the sweep's largest tensor, where less than the adapter's.
+    largest_mib: Option<u64>,
     gpu_model: bool,
     layouts: Vec<String>,
     widths: Vec<u32>,
@@ -120,6 +123,7 @@ fn args() -> Args {
         seconds: 0.6,
         json: None,
         sweep: false,
+        largest_mib: None,
         gpu_model: false,
         layouts: Vec::new(),
         widths: Vec::new(),
@@ -134,6 +138,10 @@ fn args() -> Args {
             }
             "--json" => args.json = Some(it.next().expect("--json PATH")),
             "--sweep" => args.sweep = true,
+            "--largest-mib" => {
+                args.largest_mib = it.next().and_then(|v| v.parse().ok());
+                assert!(args.largest_mib.is_some(), "--largest-mib N");
+            }
             "--gpu-model" => args.gpu_model = true,
             "--layout" => args.layouts.push(it.next().expect("--layout NAME")),
             "--width" => args.widths.push(
@@ -792,7 +800,13 @@ impl Bench {
 /// and the time per byte ÷ the 64 MiB figure's; whether every row matched the
 /// reference.
 fn sweep(bench: &Bench, args: &Args) -> bool {
-    let largest = bench.gpu.device().limits().max_buffer_size.min(1 << 33);
+    let largest = bench
+        .gpu
+        .device()
+        .limits()
+        .max_buffer_size
+        .min(1 << 33)
+        .min(args.largest_mib.map_or(u64::MAX, |mib| mib << 20));
     println!(
         "sweep: 4-byte tensors up to {} MiB (max_buffer_size), bound {} MiB at a time; t/byte ÷ 64 MiB = median over rounds of time per byte ÷ the same layout's at 64 MiB in one dispatch timed in the same round (base GB/s: its median; off: rounds whose base was more than 25% off its median)",
         largest >> 20,
