@@ -332,6 +332,7 @@ fn fold_dispatches(
             Ok(Recorded {
                 windows: piece.windows,
                 workgroups,
+                groups,
                 staging: piece.staging,
                 parts,
             })

@@ -42,6 +42,8 @@ pub(crate) struct Recorded {
     /// Input, sequence lengths and output windows, relative to the caller's bindings.
     pub(crate) windows: [Window; 3],
     pub(crate) workgroups: [u32; 2],
+    /// Workgroups with work: `workgroups` launch at least as many.
+    pub(crate) groups: u32,
     /// Where the input and output travel through the scratch buffers.
     pub(crate) staging: Option<Staging>,
     /// The dispatch in parts, for revseq's own bounded submissions
@@ -95,6 +97,20 @@ impl CompiledReverse {
     /// Workgroups of the first dispatch, in x and y (more than 65,535 fold into y).
     pub fn workgroups(&self) -> [u32; 2] {
         self.dispatches[0].workgroups
+    }
+
+    /// The fraction of the workgroups `record` launches that have no work: those
+    /// the fold of more than 65,535 into x and y leaves over (fewer than y of a
+    /// dispatch's).
+    pub fn idle_workgroups(&self) -> f64 {
+        let (launched, needed) = self.dispatches.iter().fold((0u64, 0u64), |(l, n), d| {
+            let [x, y] = d.workgroups;
+            (l + u64::from(x) * u64::from(y), n + u64::from(d.groups))
+        });
+        match launched {
+            0 => 0.0,
+            launched => (launched - needed) as f64 / launched as f64,
+        }
     }
 
     /// Dispatches `record` records: one where every tensor fits one storage

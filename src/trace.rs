@@ -15,7 +15,7 @@ use wgpu::util::DeviceExt;
 use crate::params::PARAMS_SIZE;
 use crate::scope::{block_on, Scope};
 use crate::shaders::{Kernel, Source, Storage};
-use crate::simt::{Access, Kind};
+use crate::simt::{Access, Kind, WorkgroupAccess};
 use crate::window::Window;
 use crate::{CompiledReverse, Error, Gpu, TensorRole};
 
@@ -27,6 +27,8 @@ const CAPACITY: u64 = 1 << 20;
 pub struct Trace {
     /// The sampled workgroups' accesses, in no particular order.
     pub accesses: Vec<Access>,
+    /// Their accesses to workgroup memory (`tile`'s), in no particular order.
+    pub workgroup_memory: Vec<WorkgroupAccess>,
     /// The output binding's bytes after the run: the traced kernels compute what
     /// the normal ones do.
     pub output: Vec<u8>,
@@ -242,6 +244,7 @@ fn run(
     block_on(scope.pop("building the trace pipeline"))?;
 
     let mut accesses = Vec::new();
+    let mut workgroup_memory = Vec::new();
     for (index, dispatch) in dispatches.iter().enumerate() {
         if dispatch.workgroups[0] == 0 {
             continue;
@@ -296,31 +299,49 @@ fn run(
             });
         }
         let words: &[u32] = bytemuck::cast_slice(&bytes[16..16 + 16 * count as usize]);
-        accesses.extend(words.chunks_exact(4).map(|r| {
+        for r in words.chunks_exact(4) {
             let kind = r[3] >> 8;
-            Access {
+            let (workgroup, local, ordinal) = (r[0], r[1] & 0xfff, r[1] >> 12);
+            let access_kind = if kind & 1 == 0 {
+                Kind::Load
+            } else {
+                Kind::Store
+            };
+            let tensor = match kind >> 1 {
+                0 => TensorRole::Input,
+                1 => TensorRole::SequenceLengths,
+                2 => TensorRole::Output,
+                _ => {
+                    workgroup_memory.push(WorkgroupAccess {
+                        dispatch: index as u32,
+                        workgroup,
+                        local,
+                        ordinal,
+                        address: r[2],
+                        kind: access_kind,
+                    });
+                    continue;
+                }
+            };
+            accesses.push(Access {
                 dispatch: index as u32,
-                workgroup: r[0],
-                local: r[1] & 0xfff,
-                ordinal: r[1] >> 12,
+                workgroup,
+                local,
+                ordinal,
                 address: r[2],
                 bytes: r[3] & 0xff,
-                kind: if kind & 1 == 0 {
-                    Kind::Load
-                } else {
-                    Kind::Store
-                },
-                tensor: match kind >> 1 {
-                    0 => TensorRole::Input,
-                    1 => TensorRole::SequenceLengths,
-                    _ => TensorRole::Output,
-                },
-            }
-        }));
+                kind: access_kind,
+                tensor,
+            });
+        }
     }
     let encoder = device.create_command_encoder(&Default::default());
     let output = read_back(gpu, encoder, &output)?;
-    Ok(Trace { accesses, output })
+    Ok(Trace {
+        accesses,
+        workgroup_memory,
+        output,
+    })
 }
 
 /// Submits `encoder` with a copy of `buffer` and waits for its bytes.

@@ -7,7 +7,7 @@
 use std::fmt::Write as _;
 
 use revseq::shaders::Storage;
-use revseq::simt::{Model, Report};
+use revseq::simt::{Model, Report, WorkgroupMemory};
 use revseq::trace::{kernel_wgsl, trace_wgsl};
 use revseq::{reference, Gpu, ReverseSubsequences, Tuning};
 
@@ -20,13 +20,17 @@ pub(crate) struct Figures {
     pub(crate) warp: u32,
     pub(crate) variant: &'static str,
     pub(crate) report: Report,
+    /// Wavefronts of workgroup memory (`tile`).
+    pub(crate) workgroup_memory: WorkgroupMemory,
+    /// Launched workgroups without work, as a fraction.
+    pub(crate) idle_workgroups: f64,
 }
 
 impl Figures {
     pub(crate) fn json(&self) -> String {
         let r = &self.report;
         format!(
-            "{{\"tuning\": \"{}\", \"warp\": {}, \"variant\": \"{}\", \"load_efficiency\": {:.4}, \"store_efficiency\": {:.4}, \"memory_instructions_per_512_bytes\": {:.4}, \"bytes_loaded_per_byte\": {:.4}, \"load_bytes_per_instruction\": {:.1}, \"idle_lanes_per_load\": {:.3}, \"idle_lanes_per_store\": {:.3}, \"repeated_load_instructions\": {}, \"divergent_instructions\": {}}}",
+            "{{\"tuning\": \"{}\", \"warp\": {}, \"variant\": \"{}\", \"load_efficiency\": {:.4}, \"store_efficiency\": {:.4}, \"memory_instructions_per_512_bytes\": {:.4}, \"bytes_loaded_per_byte\": {:.4}, \"load_bytes_per_instruction\": {:.1}, \"idle_lanes_per_load\": {:.3}, \"idle_lanes_per_store\": {:.3}, \"repeated_load_instructions\": {}, \"divergent_instructions\": {}, \"bank_conflict_factor\": {:.4}, \"workgroup_memory_instructions\": {}, \"idle_workgroups\": {:.6}}}",
             if self.tuning == Tuning::Gpu { "gpu" } else { "cpu" },
             self.warp,
             self.variant,
@@ -39,6 +43,9 @@ impl Figures {
             r.stores.idle_lanes_per_instruction(),
             r.loads.repeated,
             r.divergent,
+            self.workgroup_memory.conflict_factor(),
+            self.workgroup_memory.instructions,
+            self.idle_workgroups,
         )
     }
 }
@@ -125,6 +132,9 @@ pub(crate) fn model_row(
                 warp,
                 variant: op.variant().name(),
                 report: Model::new(warp).analyze(&trace.accesses),
+                workgroup_memory: Model::new(warp)
+                    .analyze_workgroup_memory(&trace.workgroup_memory),
+                idle_workgroups: op.idle_workgroups(),
             });
         }
     }
@@ -169,34 +179,29 @@ fn traced_copy(
 ) -> Vec<Figures> {
     let wgsl = kernel_wgsl(body);
     let groups = (invocations / 256) as u32;
-    let x = groups.min(65535);
+    let y = groups.div_ceil(65535);
+    let x = groups.div_ceil(y);
     let input = vec![1u8; input_bytes as usize];
     let bytes = output_bytes;
     let every = (groups / SAMPLED_WORKGROUPS).max(1);
-    let trace = trace_wgsl(
-        gpu,
-        &wgsl,
-        Storage::Vec4,
-        &[],
-        [x, groups.div_ceil(x)],
-        &input,
-        bytes,
-        every,
-    )
-    .expect("trace the copy kernel");
+    let trace = trace_wgsl(gpu, &wgsl, Storage::Vec4, &[], [x, y], &input, bytes, every)
+        .expect("trace the copy kernel");
     [32, 64]
         .map(|warp| Figures {
             tuning: Tuning::Gpu,
             warp,
             variant: "copy",
             report: Model::new(warp).analyze(&trace.accesses),
+            workgroup_memory: WorkgroupMemory::default(),
+            idle_workgroups: (u64::from(x) * u64::from(y) - u64::from(groups)) as f64
+                / (u64::from(x) * u64::from(y)) as f64,
         })
         .into()
 }
 
 pub(crate) fn print_header() {
     println!(
-        "{:>5} {:<16} {:<8} {:>6} {:>6} {:>7} {:>7} {:>6} {:>6} {:>6} | {:<8} {:>6} {:>6} {:>7} | target",
+        "{:>5} {:<16} {:<8} {:>6} {:>6} {:>7} {:>7} {:>6} {:>6} {:>7} {:>6} {:>6} | {:<8} {:>6} {:>6} {:>7} | target",
         "width",
         "layout",
         "gpu",
@@ -205,6 +210,8 @@ pub(crate) fn print_header() {
         "instr",
         "loaded",
         "idle",
+        "banks",
+        "idle wg",
         "w64 ld",
         "w64 st",
         "cpu",
@@ -220,13 +227,15 @@ pub(crate) fn print_row(width: &str, layout: &str, figures: &[Figures], target: 
     let r = &g.report;
     let _ = write!(
         line,
-        "{width:>5} {layout:<16} {:<8} {:>6.3} {:>6.3} {:>7.2} {:>7.3} {:>6.2}",
+        "{width:>5} {layout:<16} {:<8} {:>6.3} {:>6.3} {:>7.2} {:>7.3} {:>6.2} {:>6.2} {:>7.4}",
         g.variant,
         r.loads.efficiency(),
         r.stores.efficiency(),
         r.instructions_per_512_bytes(),
         r.bytes_loaded_per_byte(),
         r.loads.idle_lanes_per_instruction(),
+        g.workgroup_memory.conflict_factor(),
+        g.idle_workgroups,
     );
     if let Some(w64) = figures.get(1) {
         let _ = write!(

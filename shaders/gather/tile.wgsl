@@ -2,11 +2,18 @@
 // workgroup's tile holds. A workgroup owns a band of `params.band` vectors of one
 // run over every position of the axis. It loads the band into workgroup memory
 // position by position, neighbouring invocations on neighbouring vectors, and the
-// band's element lengths beside it; after a barrier each invocation builds output
-// vectors from the tile, element by element, and stores them in the order it
-// loaded them. Every access to the tensors is then a whole 16-byte vector beside
-// its neighbours', where `gather` loads each element from its own mirrored row
-// (docs/gpu-model.md).
+// band's element lengths beside it; after a barrier each invocation takes its
+// vector's lengths into registers, builds output vectors from the tile, element
+// by element, and stores them in the order it loaded them. Every access to the
+// tensors is then a whole 16-byte vector beside its neighbours', where `gather`
+// loads each element from its own mirrored row (docs/gpu-model.md).
+//
+// Workgroup memory is laid out so that no access conflicts in its 32 banks: the
+// tile word-planar (word w of every vector of the band at position p at
+// `((w * n + p) << shift) + v`), lengths element-planar (element j of every
+// vector at `(j << shift) + v`). A warp's lanes hold consecutive cells (p, v);
+// lanes of one vector column read the same element's length, so the rows they
+// read are distinct and, the band being a power of two, fall in distinct banks.
 #import shared/element_lengths
 
 // Words of the tile, and elements whose lengths it keeps (`kernels/tile.rs`).
@@ -21,17 +28,17 @@ var<workgroup> tile: array<u32, TILE_WORDS>;
 var<workgroup> tile_lengths: array<u32, TILE_ELEMENTS>;
 
 // The output vector at position `p` of the band's vector column `v` (`shift`:
-// log2 of the band's vectors): each element from the tile's row that its length
-// mirrors `p` to.
-fn tile_vector(p: u32, v: u32, shift: u32) -> vec4<u32> {
+// log2 of the band's vectors; `lengths`: the column's element lengths): each
+// element from the tile's row that its length mirrors `p` to.
+fn tile_vector(p: u32, v: u32, n: u32, shift: u32, lengths: ptr<function, array<u32, 16>>) -> vec4<u32> {
     var out = vec4(0u);
     for (var w = 0u; w < 4u; w++) {
         var word = 0u;
         for (var f = 0u; f < PER_WORD; f++) {
-            let e = v * ELEMS_PER_VEC + (w * 4u + f * FIELD_BITS / 8u) / ELEM_BYTES;
-            let s = mirrored(p, tile_lengths[e]);
+            let s = mirrored(p, (*lengths)[(w * 4u + f * FIELD_BITS / 8u) / ELEM_BYTES]);
             let mask = (0xFFFFFFFFu >> (32u - FIELD_BITS)) << (f * FIELD_BITS);
-            word |= tile[(((s << shift) + v) << 2u) + w] & mask;
+            #trace trace_workgroup(0u, (((w * n + s) << shift) + v) * 4u);
+            word |= tile[((w * n + s) << shift) + v] & mask;
         }
         out[w] = word;
     }
@@ -66,25 +73,35 @@ fn main(
 
     let stride = len_stride_at(RANK - 1u);
     for (var e = local; e < vecs * ELEMS_PER_VEC; e += WORKGROUP_SIZE) {
-        tile_lengths[e] = lane_length(o.len_offset + (first_element + e) * stride, n);
+        let at = ((e % ELEMS_PER_VEC) << shift) + e / ELEMS_PER_VEC;
+        tile_lengths[at] = lane_length(o.len_offset + (first_element + e) * stride, n);
+        #trace trace_workgroup(1u, (TILE_WORDS + at) * 4u);
     }
     let cells = n << shift;
     for (var c = local; c < cells; c += WORKGROUP_SIZE) {
         let v = c & (per_band - 1u);
         if (v < vecs) {
-            let x = load_vec(vec_index(o.in_offset + (c >> shift) * in_axis + first_element + v * ELEMS_PER_VEC));
-            tile[4u * c] = x.x;
-            tile[4u * c + 1u] = x.y;
-            tile[4u * c + 2u] = x.z;
-            tile[4u * c + 3u] = x.w;
+            let p = c >> shift;
+            let x = load_vec(vec_index(o.in_offset + p * in_axis + first_element + v * ELEMS_PER_VEC));
+            for (var w = 0u; w < 4u; w++) {
+                tile[((w * n + p) << shift) + v] = x[w];
+                #trace trace_workgroup(1u, (((w * n + p) << shift) + v) * 4u);
+            }
         }
     }
     workgroupBarrier();
-    for (var c = local; c < cells; c += WORKGROUP_SIZE) {
-        let v = c & (per_band - 1u);
-        if (v < vecs) {
+    // An invocation's cells are all of one vector column: the workgroup's size
+    // is a multiple of the band's.
+    let v = local & (per_band - 1u);
+    var lengths: array<u32, 16>;
+    for (var j = 0u; j < ELEMS_PER_VEC; j++) {
+        lengths[j] = tile_lengths[(j << shift) + v];
+        #trace trace_workgroup(0u, (TILE_WORDS + (j << shift) + v) * 4u);
+    }
+    if (v < vecs) {
+        for (var c = local; c < cells; c += WORKGROUP_SIZE) {
             let p = c >> shift;
-            store_vec(vec_index(o.out_offset + p * out_axis + first_element + v * ELEMS_PER_VEC), tile_vector(p, v, shift));
+            store_vec(vec_index(o.out_offset + p * out_axis + first_element + v * ELEMS_PER_VEC), tile_vector(p, v, n, shift, &lengths));
         }
     }
 }

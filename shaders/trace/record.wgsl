@@ -10,6 +10,9 @@ const TRACE_STORE: u32 = 1u;
 const TRACE_INPUT: u32 = 0u;
 const TRACE_LENGTHS: u32 = 2u;
 const TRACE_OUTPUT: u32 = 4u;
+// Workgroup memory (`tile`'s), numbered apart from the tensors' accesses, so that
+// the tensors' ordinals stay what they are without it.
+const TRACE_WORKGROUP: u32 = 6u;
 
 // Each record: (sampled workgroup, local invocation | ordinal << 12, byte address
 // in the binding, bytes | kind << 8).
@@ -26,11 +29,13 @@ override TRACE_EVERY: u32;
 var<private> trace_group: u32;
 var<private> trace_local: u32;
 var<private> trace_ordinal: u32;
+var<private> trace_workgroup_ordinal: u32;
 
 fn trace_begin(group: u32, local: u32) {
     trace_group = group;
     trace_local = local;
     trace_ordinal = 0u;
+    trace_workgroup_ordinal = 0u;
 }
 
 fn trace_access(kind: u32, address: u32, bytes: u32) {
@@ -41,4 +46,17 @@ fn trace_access(kind: u32, address: u32, bytes: u32) {
         }
     }
     trace_ordinal += 1u;
+}
+
+// An access to workgroup memory: `address` in bytes from the start of the
+// workgroup's variables as the kernel numbers them (`tile`: its tile's words, then
+// its lengths).
+fn trace_workgroup(store: u32, address: u32) {
+    if (trace_group % TRACE_EVERY == 0u) {
+        let slot = atomicAdd(&trace.count, 1u);
+        if (slot < arrayLength(&trace.records)) {
+            trace.records[slot] = vec4(trace_group / TRACE_EVERY, trace_local | (trace_workgroup_ordinal << 12u), address, 4u | ((TRACE_WORKGROUP | store) << 8u));
+        }
+    }
+    trace_workgroup_ordinal += 1u;
 }

@@ -890,10 +890,18 @@ fn every_variant_folds_dispatches_past_the_workgroup_limit() {
         ),
     ];
     for (d, variant) in cases {
-        let workgroups = small.compile(&d).unwrap().workgroups();
+        let op = small.compile(&d).unwrap();
+        let workgroups = op.workgroups();
         assert!(
             workgroups[1] > 1,
             "{variant:?}: {workgroups:?} did not fold"
+        );
+        // Rows of ceil(groups / y): fewer than y of the x · y launched idle.
+        let [x, y] = workgroups.map(f64::from);
+        assert!(
+            op.dispatch_count() > 1 || op.idle_workgroups() < y / (x * y),
+            "{variant:?}: {workgroups:?}, {} idle",
+            op.idle_workgroups()
         );
         check_on(&small, &mut rng, &d, variant);
     }
