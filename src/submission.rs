@@ -14,6 +14,7 @@
 #[cfg(not(target_arch = "wasm32"))]
 use std::time::Duration;
 
+#[cfg(not(target_arch = "wasm32"))]
 use crate::Error;
 
 /// The longest pause between two polls of a wait.
