@@ -348,16 +348,15 @@ impl CompiledReverse {
         }
     }
 
-    /// Records `steps` into `encoder` on the caller's `bindings` (input, lengths,
-    /// output), already checked.
-    fn encode(
+    /// A bind group for each `Run` of `steps` on the caller's `bindings`: the only
+    /// step wgpu can still reject, made before anything is recorded, so that a
+    /// rejection leaves the caller's encoder untouched.
+    fn bind_groups(
         &self,
-        encoder: &mut wgpu::CommandEncoder,
         bindings: [&wgpu::BufferBinding<'_>; 3],
         steps: &[Step],
-    ) -> Result<(), Error> {
+    ) -> Result<Vec<Option<wgpu::BindGroup>>, Error> {
         let device = self.gpu.device();
-        let [input, _, output] = bindings;
         let bind_group = |dispatch: &Recorded, params: usize| {
             let window = |binding: usize, w: Window| {
                 // A staged dispatch's input and output windows are in scratch.
@@ -399,8 +398,6 @@ impl CompiledReverse {
                 })
                 .collect()
         };
-        // The bind groups are the only step wgpu can still reject; make them first,
-        // so that a rejection leaves the caller's encoder untouched.
         #[cfg(not(target_arch = "wasm32"))]
         let bind_groups = {
             let scope = Scope::push(device);
@@ -410,10 +407,23 @@ impl CompiledReverse {
             if let Some(Err(error)) = now_or_never(scope.pop("binding the tensors")) {
                 return Err(error);
             }
-            bind_groups
+            Ok(bind_groups)
         };
         #[cfg(target_arch = "wasm32")]
-        let bind_groups = make();
+        let bind_groups = Ok(make());
+        bind_groups
+    }
+
+    /// Records `steps` into `encoder` on the caller's `bindings` (input, lengths,
+    /// output), already checked.
+    fn encode(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        bindings: [&wgpu::BufferBinding<'_>; 3],
+        steps: &[Step],
+    ) -> Result<(), Error> {
+        let bind_groups = self.bind_groups(bindings, steps)?;
+        let [input, _, output] = bindings;
         let begin = |encoder: &mut wgpu::CommandEncoder| {
             let mut pass = encoder
                 .begin_compute_pass(&wgpu::ComputePassDescriptor {
@@ -471,6 +481,41 @@ impl CompiledReverse {
                 }
                 _ => {}
             }
+        }
+        Ok(())
+    }
+
+    /// Records and submits the operator's steps on revseq's own buffers, in as
+    /// many submissions as the adapter needs (`src/submission.rs`), with the copy
+    /// of `out` into `readback` in the last.
+    fn submit(
+        &self,
+        bindings: &[wgpu::BufferBinding<'_>; 3],
+        out: &wgpu::Buffer,
+        readback: &wgpu::Buffer,
+    ) -> Result<(), Error> {
+        let device = self.gpu.device();
+        let out_size = self.binding_size(TensorRole::Output);
+        let submissions = self.submissions();
+        let last = submissions.len() - 1;
+        let queue = self.gpu.queue();
+        for (i, steps) in submissions.iter().enumerate() {
+            let mut encoder = device.create_command_encoder(&Default::default());
+            self.encode(
+                &mut encoder,
+                [&bindings[0], &bindings[1], &bindings[2]],
+                steps,
+            )?;
+            if i == last {
+                for (start, end) in self.chunks(out_size) {
+                    if start > 0 {
+                        queue.submit([encoder.finish()]);
+                        encoder = device.create_command_encoder(&Default::default());
+                    }
+                    encoder.copy_buffer_to_buffer(out, start, readback, start, end - start);
+                }
+            }
+            queue.submit([encoder.finish()]);
         }
         Ok(())
     }
@@ -651,30 +696,7 @@ impl CompiledReverse {
         // in the last.
         let bindings = [&input, &lengths, &out].map(|b| b.as_entire_buffer_binding());
         let checked = self.check(&bindings[0], &bindings[1], &bindings[2]);
-        let submission = checked.and_then(|()| {
-            let submissions = self.submissions();
-            let last = submissions.len() - 1;
-            let queue = self.gpu.queue();
-            for (i, steps) in submissions.iter().enumerate() {
-                let mut encoder = device.create_command_encoder(&Default::default());
-                self.encode(
-                    &mut encoder,
-                    [&bindings[0], &bindings[1], &bindings[2]],
-                    steps,
-                )?;
-                if i == last {
-                    for (start, end) in self.chunks(out_size) {
-                        if start > 0 {
-                            queue.submit([encoder.finish()]);
-                            encoder = device.create_command_encoder(&Default::default());
-                        }
-                        encoder.copy_buffer_to_buffer(&out, start, &staging, start, end - start);
-                    }
-                }
-                queue.submit([encoder.finish()]);
-            }
-            Ok(())
-        });
+        let submission = checked.and_then(|()| self.submit(&bindings, &out, &staging));
         let (sender, receiver) = signal::channel();
         if submission.is_ok() {
             staging.map_async(wgpu::MapMode::Read, .., move |result| sender.send(result));
