@@ -1056,7 +1056,9 @@ fn gpu_model(bench: &Bench, args: &Args, info: &wgpu::AdapterInfo) {
         "GPU model of memory traffic, from the trace build of the real kernels (not a timing): warps of 32 invocations \
          and 32-byte sectors under Tuning::Gpu (w64: warps of 64), Tuning::Cpu beside it; loads, stores = sector \
          efficiency (fewest sectors that hold the bytes moved / sectors touched); instr = memory instructions per \
-         512 bytes of output; loaded = bytes DRAM delivers per byte of output; idle = idle lanes per load\n"
+         512 bytes of output; loaded = bytes DRAM delivers per byte of output; idle = idle lanes per load; banks = \
+         workgroup-memory wavefronts per instruction; idle wg = launched workgroups without work; flight = bytes an \
+         invocation has outstanding per round trip to memory\n"
     );
     gpu_model::print_header();
     let copy = gpu_model::copy_kernel(&bench.gpu, bytes);

@@ -233,6 +233,7 @@ fn plan_pieces(
             share_lengths: fields.share_lengths,
             walk_positions: fields.walk_positions,
             walk_lanes: fields.walk_lanes,
+            wide_multiply: fields.wide_multiply,
         }
     };
     let walk = pieces.iter().any(|piece| !piece.whole && piece.by_position);
@@ -271,7 +272,7 @@ fn plan_pieces(
     {
         plans = pieces
             .iter()
-            .map(|piece| Plan::general(&piece.layout, element_bytes, piece.windows[2].size))
+            .map(|piece| Plan::general(&piece.layout, element_bytes, piece.windows[2].size, device))
             .collect();
         return (key_of(&plans[0], &pieces[0]), plans);
     }

@@ -243,6 +243,9 @@ impl Source {
         if self.shared_lengths {
             label.push_str("+subgroups");
         }
+        if self.wide_multiply && self.storage != Storage::U64 {
+            label.push_str("+mul64");
+        }
         label
     }
 
@@ -374,6 +377,10 @@ pub struct PipelineKey {
     /// each invocation walking its run. A constant, so that each pipeline
     /// holds only the walk it runs.
     pub walk_lanes: bool,
+    /// Whether the divisions' multiply-high is one 64-bit multiply
+    /// (`tuning::wide_multiply`), besides the kernels on 64-bit words, which
+    /// always take it.
+    pub wide_multiply: bool,
 }
 
 impl PipelineKey {
@@ -385,7 +392,7 @@ impl PipelineKey {
             storage,
             shared_lengths: self.share_lengths > 1,
             // Kernels on 64-bit words have 64-bit integers to multiply with.
-            wide_multiply: storage == Storage::U64,
+            wide_multiply: storage == Storage::U64 || self.wide_multiply,
         }
     }
 

@@ -46,6 +46,9 @@ pub struct Access {
     pub kind: Kind,
     /// Which tensor.
     pub tensor: TensorRole,
+    /// Whether its address waits on an earlier load of the same invocation (an
+    /// input load after a length load: the length mirrors its address).
+    pub waits: bool,
 }
 
 /// One access to workgroup memory by one invocation: a 4-byte word.
@@ -153,12 +156,26 @@ pub struct Report {
     /// Instructions whose invocations reached them after different numbers of
     /// accesses: they took different paths before.
     pub divergent: u64,
+    /// Bytes the invocations' loads ask for, summed over invocations.
+    pub bytes_requested: u64,
+    /// Round trips to memory the invocations' loads take, summed over invocations
+    /// that load: 1 where no load waits on another, 2 where some do (a length,
+    /// then the data it mirrors).
+    pub round_trips: u64,
 }
 
 impl Report {
     /// Bytes loaded from DRAM per byte of output: 1.0 for a copy.
     pub fn bytes_loaded_per_byte(&self) -> f64 {
         ratio(self.bytes_loaded, self.bytes_needed)
+    }
+
+    /// Bytes an invocation has outstanding per round trip to memory: what it
+    /// requests over the loads that do not wait on each other, the figure that
+    /// Little's law multiplies by resident invocations (docs/gpu-model.md). A
+    /// copy of one 16-byte vector an invocation: 16.
+    pub fn bytes_in_flight_per_thread(&self) -> f64 {
+        ratio(self.bytes_requested, self.round_trips)
     }
 
     /// Memory instructions (loads and stores) per 512 bytes of output: 2.0 for a
@@ -293,6 +310,18 @@ impl Model {
         }
         report.bytes_needed = output.len() as u64;
         report.bytes_loaded = loaded.len() as u64 * sector;
+        let mut invocations: BTreeMap<(u32, u32, u32), (u64, bool)> = BTreeMap::new();
+        for a in accesses.iter().filter(|a| a.kind == Kind::Load) {
+            let loads = invocations
+                .entry((a.dispatch, a.workgroup, a.local))
+                .or_default();
+            loads.0 += u64::from(a.bytes);
+            loads.1 |= a.waits;
+        }
+        for &(bytes, waits) in invocations.values() {
+            report.bytes_requested += bytes;
+            report.round_trips += 1 + u64::from(waits);
+        }
         report
     }
 }

@@ -307,7 +307,7 @@ fn run(
             } else {
                 Kind::Store
             };
-            let tensor = match kind >> 1 {
+            let tensor = match (kind & 7) >> 1 {
                 0 => TensorRole::Input,
                 1 => TensorRole::SequenceLengths,
                 2 => TensorRole::Output,
@@ -332,6 +332,7 @@ fn run(
                 bytes: r[3] & 0xff,
                 kind: access_kind,
                 tensor,
+                waits: kind & 8 != 0,
             });
         }
     }

@@ -91,6 +91,15 @@ pub(crate) fn lane_walk_interleave(tuning: Tuning, interleave: u32, vecs: u32) -
     }
 }
 
+/// Whether the general kernels' divisions (one a dimension, for each element) take
+/// the high word of a product from one 64-bit multiply rather than from 16-bit
+/// partial products: on a GPU whose device has `SHADER_INT64`, where it is one
+/// instruction against about ten. On a CPU adapter it measured no faster
+/// (docs/gpu-model.md), and only the kernels on 64-bit words take it there.
+pub(crate) fn wide_multiply(device: &Device) -> bool {
+    device.tuning == Tuning::Gpu && device.int64
+}
+
 /// The most positions of the axis `columns` holds in registers, in 8, 16, 32 or 64
 /// rows.
 pub(crate) const COLUMN_ROWS: u32 = 64;

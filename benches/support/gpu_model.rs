@@ -30,7 +30,7 @@ impl Figures {
     pub(crate) fn json(&self) -> String {
         let r = &self.report;
         format!(
-            "{{\"tuning\": \"{}\", \"warp\": {}, \"variant\": \"{}\", \"load_efficiency\": {:.4}, \"store_efficiency\": {:.4}, \"memory_instructions_per_512_bytes\": {:.4}, \"bytes_loaded_per_byte\": {:.4}, \"load_bytes_per_instruction\": {:.1}, \"idle_lanes_per_load\": {:.3}, \"idle_lanes_per_store\": {:.3}, \"repeated_load_instructions\": {}, \"divergent_instructions\": {}, \"bank_conflict_factor\": {:.4}, \"workgroup_memory_instructions\": {}, \"idle_workgroups\": {:.6}}}",
+            "{{\"tuning\": \"{}\", \"warp\": {}, \"variant\": \"{}\", \"load_efficiency\": {:.4}, \"store_efficiency\": {:.4}, \"memory_instructions_per_512_bytes\": {:.4}, \"bytes_loaded_per_byte\": {:.4}, \"load_bytes_per_instruction\": {:.1}, \"idle_lanes_per_load\": {:.3}, \"idle_lanes_per_store\": {:.3}, \"repeated_load_instructions\": {}, \"divergent_instructions\": {}, \"bank_conflict_factor\": {:.4}, \"workgroup_memory_instructions\": {}, \"idle_workgroups\": {:.6}, \"bytes_in_flight_per_thread\": {:.2}}}",
             if self.tuning == Tuning::Gpu { "gpu" } else { "cpu" },
             self.warp,
             self.variant,
@@ -46,6 +46,7 @@ impl Figures {
             self.workgroup_memory.conflict_factor(),
             self.workgroup_memory.instructions,
             self.idle_workgroups,
+            r.bytes_in_flight_per_thread(),
         )
     }
 }
@@ -201,7 +202,7 @@ fn traced_copy(
 
 pub(crate) fn print_header() {
     println!(
-        "{:>5} {:<16} {:<8} {:>6} {:>6} {:>7} {:>7} {:>6} {:>6} {:>7} {:>6} {:>6} | {:<8} {:>6} {:>6} {:>7} | target",
+        "{:>5} {:<16} {:<8} {:>6} {:>6} {:>7} {:>7} {:>6} {:>6} {:>7} {:>6} {:>6} {:>6} | {:<8} {:>6} {:>6} {:>7} | target",
         "width",
         "layout",
         "gpu",
@@ -212,6 +213,7 @@ pub(crate) fn print_header() {
         "idle",
         "banks",
         "idle wg",
+        "flight",
         "w64 ld",
         "w64 st",
         "cpu",
@@ -227,7 +229,7 @@ pub(crate) fn print_row(width: &str, layout: &str, figures: &[Figures], target: 
     let r = &g.report;
     let _ = write!(
         line,
-        "{width:>5} {layout:<16} {:<8} {:>6.3} {:>6.3} {:>7.2} {:>7.3} {:>6.2} {:>6.2} {:>7.4}",
+        "{width:>5} {layout:<16} {:<8} {:>6.3} {:>6.3} {:>7.2} {:>7.3} {:>6.2} {:>6.2} {:>7.4} {:>6.1}",
         g.variant,
         r.loads.efficiency(),
         r.stores.efficiency(),
@@ -236,6 +238,7 @@ pub(crate) fn print_row(width: &str, layout: &str, figures: &[Figures], target: 
         r.loads.idle_lanes_per_instruction(),
         g.workgroup_memory.conflict_factor(),
         g.idle_workgroups,
+        r.bytes_in_flight_per_thread(),
     );
     if let Some(w64) = figures.get(1) {
         let _ = write!(

@@ -71,12 +71,6 @@ fn main(
     let vecs = min(per_band, params.vecs.value - first);
     let first_element = first * ELEMS_PER_VEC;
 
-    let stride = len_stride_at(RANK - 1u);
-    for (var e = local; e < vecs * ELEMS_PER_VEC; e += WORKGROUP_SIZE) {
-        let at = ((e % ELEMS_PER_VEC) << shift) + e / ELEMS_PER_VEC;
-        tile_lengths[at] = lane_length(o.len_offset + (first_element + e) * stride, n);
-        #trace trace_workgroup(1u, (TILE_WORDS + at) * 4u);
-    }
     let cells = n << shift;
     for (var c = local; c < cells; c += WORKGROUP_SIZE) {
         let v = c & (per_band - 1u);
@@ -88,6 +82,14 @@ fn main(
                 #trace trace_workgroup(1u, (((w * n + p) << shift) + v) * 4u);
             }
         }
+    }
+    // The lengths after the band: no load of the band waits on them, and the SIMT
+    // model takes an input load after a length load to wait (docs/gpu-model.md).
+    let stride = len_stride_at(RANK - 1u);
+    for (var e = local; e < vecs * ELEMS_PER_VEC; e += WORKGROUP_SIZE) {
+        let at = ((e % ELEMS_PER_VEC) << shift) + e / ELEMS_PER_VEC;
+        tile_lengths[at] = lane_length(o.len_offset + (first_element + e) * stride, n);
+        #trace trace_workgroup(1u, (TILE_WORDS + at) * 4u);
     }
     workgroupBarrier();
     // An invocation's cells are all of one vector column: the workgroup's size

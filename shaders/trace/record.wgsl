@@ -13,6 +13,11 @@ const TRACE_OUTPUT: u32 = 4u;
 // Workgroup memory (`tile`'s), numbered apart from the tensors' accesses, so that
 // the tensors' ordinals stay what they are without it.
 const TRACE_WORKGROUP: u32 = 6u;
+// Set on a load of the input that follows a load of the lengths in the same
+// invocation: its address is mirrored by a length, so it waits for that load.
+// The kernels load no input whose address does not depend on a length after one
+// (`tile` loads its band first), so program order tells.
+const TRACE_WAITS: u32 = 8u;
 
 // Each record: (sampled workgroup, local invocation | ordinal << 12, byte address
 // in the binding, bytes | kind << 8).
@@ -30,22 +35,26 @@ var<private> trace_group: u32;
 var<private> trace_local: u32;
 var<private> trace_ordinal: u32;
 var<private> trace_workgroup_ordinal: u32;
+var<private> trace_after_length: bool;
 
 fn trace_begin(group: u32, local: u32) {
     trace_group = group;
     trace_local = local;
     trace_ordinal = 0u;
     trace_workgroup_ordinal = 0u;
+    trace_after_length = false;
 }
 
 fn trace_access(kind: u32, address: u32, bytes: u32) {
+    let waits = select(0u, TRACE_WAITS, trace_after_length && kind == (TRACE_LOAD | TRACE_INPUT));
     if (trace_group % TRACE_EVERY == 0u) {
         let slot = atomicAdd(&trace.count, 1u);
         if (slot < arrayLength(&trace.records)) {
-            trace.records[slot] = vec4(trace_group / TRACE_EVERY, trace_local | (trace_ordinal << 12u), address, bytes | (kind << 8u));
+            trace.records[slot] = vec4(trace_group / TRACE_EVERY, trace_local | (trace_ordinal << 12u), address, bytes | ((kind | waits) << 8u));
         }
     }
     trace_ordinal += 1u;
+    trace_after_length = trace_after_length || kind == (TRACE_LOAD | TRACE_LENGTHS);
 }
 
 // An access to workgroup memory: `address` in bytes from the start of the

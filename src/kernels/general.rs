@@ -8,17 +8,25 @@ use super::{family_keys, Fields, WIDTHS};
 use crate::layout::Layout;
 use crate::params::Params;
 use crate::shaders::{Kernel, PipelineKey, Storage};
+use crate::tuning::{self, Device};
 use crate::Variant;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Plan {
     pub(super) invocations: u32,
+    /// The divisions multiply in 64 bits (`tuning::wide_multiply`).
+    wide_multiply: bool,
 }
 
 impl Plan {
     /// One invocation per output element (4 bytes and wider) or per 32-bit word of
     /// the `output_bytes` the output binding spans.
-    pub(super) fn new(layout: &Layout, element_bytes: u32, output_bytes: u64) -> Plan {
+    pub(super) fn new(
+        layout: &Layout,
+        element_bytes: u32,
+        output_bytes: u64,
+        device: &Device,
+    ) -> Plan {
         let invocations = if element_bytes < 4 {
             output_bytes.div_ceil(4)
         } else {
@@ -26,6 +34,7 @@ impl Plan {
         };
         Plan {
             invocations: invocations as u32,
+            wide_multiply: tuning::wide_multiply(device),
         }
     }
 
@@ -37,6 +46,7 @@ impl Plan {
             share_lengths: 1,
             walk_positions: false,
             walk_lanes: false,
+            wide_multiply: self.wide_multiply,
         }
     }
 
@@ -63,5 +73,10 @@ pub(super) fn constants(key: &PipelineKey, constants: &mut Vec<(&'static str, f6
 }
 
 pub(super) fn keys() -> impl Iterator<Item = PipelineKey> {
-    family_keys(Variant::General, &WIDTHS, |_| &[0], |_, _| (1, 1))
+    family_keys(Variant::General, &WIDTHS, |_| &[0], |_, _| (1, 1)).flat_map(|key| {
+        [false, true].map(|wide_multiply| PipelineKey {
+            wide_multiply,
+            ..key
+        })
+    })
 }

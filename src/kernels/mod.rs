@@ -82,6 +82,7 @@ pub(crate) struct Fields {
     pub(crate) share_lengths: u32,
     pub(crate) walk_positions: bool,
     pub(crate) walk_lanes: bool,
+    pub(crate) wide_multiply: bool,
 }
 
 /// A family and the counts its kernel needs for one piece of the tensor.
@@ -116,7 +117,7 @@ impl Plan {
                 .or_else(|| tile::plan(layout, element_bytes, device).map(Plan::Tile))
                 .or_else(|| gather::plan(layout, element_bytes, device).map(Plan::Gather))
         };
-        fast.unwrap_or_else(|| Plan::general(layout, element_bytes, output_bytes))
+        fast.unwrap_or_else(|| Plan::general(layout, element_bytes, output_bytes, device))
     }
 
     /// The plan for a windowed piece of whole axis positions paired with an input
@@ -166,8 +167,18 @@ impl Plan {
     }
 
     /// The `general` plan, which runs every layout.
-    pub(crate) fn general(layout: &Layout, element_bytes: u32, output_bytes: u64) -> Plan {
-        Plan::General(general::Plan::new(layout, element_bytes, output_bytes))
+    pub(crate) fn general(
+        layout: &Layout,
+        element_bytes: u32,
+        output_bytes: u64,
+        device: &Device,
+    ) -> Plan {
+        Plan::General(general::Plan::new(
+            layout,
+            element_bytes,
+            output_bytes,
+            device,
+        ))
     }
 
     pub(crate) fn variant(&self) -> Variant {
@@ -290,6 +301,7 @@ fn family_keys(
                         share_lengths: 1,
                         walk_positions: false,
                         walk_lanes: false,
+                        wide_multiply: false,
                     })
             })
         })

@@ -97,6 +97,7 @@ impl Plan {
             share_lengths: self.share_lengths,
             walk_positions: self.pairs,
             walk_lanes: false,
+            wide_multiply: false,
         }
     }
 

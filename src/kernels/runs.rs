@@ -113,6 +113,7 @@ impl Plan {
             share_lengths: 1,
             walk_positions: self.walking,
             walk_lanes: self.lanes != 0,
+            wide_multiply: false,
         }
     }
 

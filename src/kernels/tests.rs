@@ -309,3 +309,26 @@ fn rows_share_lengths_across_an_8_invocation_subgroup() {
     let p = Plan::new(&Layout::canonical(&desc), 4, 10 * 64 * 4, &wide);
     assert_eq!(p.fields().share_lengths, 1);
 }
+
+#[test]
+fn the_general_kernels_multiply_in_64_bits_on_a_gpu_that_has_them() {
+    // Odd rows of bytes: the general kernel.
+    let general = |device: &Device| {
+        let tensor = TensorDesc::new(DataType::Uint8, &[10, 63]);
+        let desc = ReverseSubsequences::new(
+            tensor.clone(),
+            TensorDesc::new(DataType::Uint32, &[10, 1]),
+            tensor,
+            1,
+        );
+        let p = Plan::new(&Layout::canonical(&desc), 1, 10 * 63, device);
+        assert_eq!(p.variant(), Variant::General);
+        p.fields().wide_multiply
+    };
+    assert!(general(&GPU));
+    assert!(!general(&CPU));
+    assert!(!general(&Device {
+        int64: false,
+        ..GPU
+    }));
+}

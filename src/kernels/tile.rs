@@ -67,6 +67,7 @@ impl Plan {
             share_lengths: 1,
             walk_positions: false,
             walk_lanes: false,
+            wide_multiply: false,
         }
     }
 

@@ -113,6 +113,51 @@ fn the_model_counts_copy_kernels_exactly() {
     assert_eq!(r.divergent, 4 * 8, "one split a warp");
 }
 
+#[test]
+fn the_model_counts_bytes_in_flight_exactly() {
+    // `body` with the lengths imported: the lengths binding holds one 0.
+    let in_flight = |body: &str| {
+        let wgsl =
+            kernel_wgsl(body).replace("#import storage", "#import shared/lengths\n#import storage");
+        let input = vec![0u8; 32 << 10];
+        let constants = [("LEN_WORDS", 1.0), ("LEN_SIGNED", 0.0)];
+        let trace = trace_wgsl(
+            gpu(),
+            &wgsl,
+            Storage::Vec4,
+            &constants,
+            [4, 1],
+            &input,
+            32 << 10,
+            1,
+        )
+        .unwrap();
+        Model::new(32)
+            .analyze(&trace.accesses)
+            .bytes_in_flight_per_thread()
+    };
+    // A copy: one 16-byte load a round trip.
+    assert_close(in_flight("store_vec(id, load_vec(id));"), 16.0, "copy");
+    // Two loads that do not wait on each other: one round trip.
+    assert_close(
+        in_flight("store_vec(id, load_vec(2u * id) ^ load_vec(2u * id + 1u));"),
+        32.0,
+        "two independent loads",
+    );
+    // A length, then the vector it mirrors to: 20 bytes over two round trips.
+    assert_close(
+        in_flight("let n = lane_length(id, 8u); store_vec(id, load_vec(mirrored(id % 8u, n)));"),
+        10.0,
+        "a length, then its data",
+    );
+    // The output read after a length, its address not from the length: one trip.
+    assert_close(
+        in_flight("let n = lane_length(id, 8u); store_vec(id, load_output_vec(id) + vec4(n));"),
+        20.0,
+        "a length and an independent load",
+    );
+}
+
 /// Runs `op` and its trace build, tracing every `every`-th workgroup: the trace
 /// build must compute what the normal build does. The model's account at warp 32.
 fn traced(op: &CompiledReverse, input: &[u8], lengths: &[u8], every: u32) -> Report {
