@@ -5,11 +5,10 @@
 use wgpu::util::DeviceExt;
 
 use crate::compiled::{CompiledReverse, Part, Recorded};
-use crate::kernels::Plan;
+use crate::kernels::{PipelineKey, Plan, Walk};
 use crate::layout::Layout;
 use crate::params::{Params, PARAMS_SIZE};
 use crate::scope::capture;
-use crate::shaders::PipelineKey;
 use crate::tuning::Device;
 use crate::window::{self, Dispatch};
 use crate::{Error, Gpu, ReverseSubsequences, TensorRole};
@@ -231,8 +230,7 @@ fn plan_pieces(
             signed_lengths: desc.sequence_lengths.data_type().is_signed_integer(),
             access_bits: fields.access_bits,
             share_lengths: fields.share_lengths,
-            walk_positions: fields.walk_positions,
-            walk_lanes: fields.walk_lanes,
+            walk: fields.walk,
             wide_multiply: fields.wide_multiply,
         }
     };
@@ -247,7 +245,7 @@ fn plan_pieces(
         };
         let vector_bytes = u64::from(plan.fields().vector_bytes.max(1));
         let aligned = |shift: u32| u64::from(shift) * u64::from(element_bytes) % vector_bytes == 0;
-        let pairs = piece.by_position && plan.fields().walk_positions;
+        let pairs = piece.by_position && plan.fields().walk != Walk::None;
         ((piece.whole || pairs) && aligned(piece.shifts[0]) && aligned(piece.shifts[2]))
             .then_some(plan)
     };

@@ -1,11 +1,11 @@
 //! A validated, specialised operator, ready to record into a caller's encoder
 //! (`src/compile.rs` makes it).
 
+use crate::kernels::PipelineKey;
 use crate::params::PARAMS_SIZE;
 use crate::scope::Scope;
 #[cfg(not(target_arch = "wasm32"))]
 use crate::scope::{block_on, now_or_never};
-use crate::shaders::PipelineKey;
 use crate::signal;
 #[cfg(not(target_arch = "wasm32"))]
 use crate::submission::poll_until;

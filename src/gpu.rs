@@ -104,9 +104,9 @@ impl Gpu {
     /// only the default limits; larger limits allow larger tensors.
     /// [`wgpu::Features::SHADER_INT64`] lets a CPU adapter move most vectors as
     /// 64-bit words, faster there
-    /// ([`PipelineKey::access_bits`](crate::shaders::PipelineKey::access_bits)), as
+    /// ([`PipelineKey::access_bits`](crate::PipelineKey::access_bits)), as
     /// does [`wgpu::Features::SUBGROUP`] on one whose subgroups are 8 invocations
-    /// ([`PipelineKey::share_lengths`](crate::shaders::PipelineKey::share_lengths)).
+    /// ([`PipelineKey::share_lengths`](crate::PipelineKey::share_lengths)).
     /// The plan is tuned for the adapter's device type ([`Tuning::for_adapter`]).
     ///
     /// ```
@@ -341,7 +341,7 @@ impl Gpu {
     /// The pipeline of `key`, from the cache or built now.
     pub(crate) async fn pipeline(
         &self,
-        key: crate::shaders::PipelineKey,
+        key: crate::PipelineKey,
     ) -> Result<wgpu::ComputePipeline, Error> {
         self.inner
             .cache

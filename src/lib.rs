@@ -52,7 +52,7 @@ pub use compiled::CompiledReverse;
 pub use dtype::{DataType, Element, SequenceLength};
 pub use error::{Error, TensorRole};
 pub use gpu::Gpu;
-pub use kernels::Variant;
+pub use kernels::{PipelineKey, Variant, Walk};
 pub use operator::{ReverseSubsequences, MAX_RANK, MAX_TENSOR_BYTES};
 #[cfg(not(target_arch = "wasm32"))]
 pub use submission::wait_for_queue;

@@ -4,8 +4,9 @@
 use std::collections::HashMap;
 use std::sync::{PoisonError, RwLock};
 
+use crate::kernels::PipelineKey;
 use crate::scope::Scope;
-use crate::shaders::{Kernel, PipelineKey, Source};
+use crate::shaders::{Kernel, Source};
 use crate::Error;
 
 #[derive(Default)]

@@ -1,4 +1,5 @@
-//! The WGSL sources and the pipeline keys the cache builds.
+//! The WGSL sources: every file under `shaders/`, the kernels and their slots, and
+//! the preprocessor that pastes a kernel's imports.
 //!
 //! Every file under `shaders/` names what it uses with `#import` lines, as vello's
 //! shaders do: `#import shared/params` names a file; `#import storage`,
@@ -13,10 +14,6 @@
 //! specialisation offline, with no adapter.
 
 use std::collections::HashSet;
-
-use crate::kernels;
-use crate::operator::MAX_RANK;
-use crate::Variant;
 
 /// Threads per workgroup; the host folds dispatches with the same number. 256 is
 /// WebGPU's default limit of invocations per workgroup, the most a portable
@@ -114,33 +111,33 @@ const FILES: &[(&str, &str)] = &[
 /// A kernel: the WGSL file with its entry point, `main`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Kernel {
-    /// [`Variant::General`], elements of 4, 8 or 16 bytes: one invocation per
+    /// [`Variant::General`](crate::Variant::General), elements of 4, 8 or 16 bytes: one invocation per
     /// output element (`general/elements.wgsl`).
     Elements,
-    /// [`Variant::General`], elements of 1 or 2 bytes: one invocation per 32-bit
+    /// [`Variant::General`](crate::Variant::General), elements of 1 or 2 bytes: one invocation per 32-bit
     /// output word (`general/subwords.wgsl`).
     Subwords,
-    /// [`Variant::Rows`] on 16-byte vectors, computing on 32-bit words
+    /// [`Variant::Rows`](crate::Variant::Rows) on 16-byte vectors, computing on 32-bit words
     /// (`rows/rows.wgsl`).
     Rows,
-    /// [`Variant::Rows`] on 32-bit words, for rows that are whole words but not
+    /// [`Variant::Rows`](crate::Variant::Rows) on 32-bit words, for rows that are whole words but not
     /// whole vectors (`rows/rows_narrow.wgsl`).
     RowsNarrow,
-    /// [`Variant::Rows`] of 8- and 16-byte elements on 64-bit words, on a CPU
+    /// [`Variant::Rows`](crate::Variant::Rows) of 8- and 16-byte elements on 64-bit words, on a CPU
     /// adapter (`cpu/rows_64.wgsl`).
     Rows64,
-    /// [`Variant::Rows`] over a lane longer than a binding window, paired with
+    /// [`Variant::Rows`](crate::Variant::Rows) over a lane longer than a binding window, paired with
     /// each input window in turn (`rows/pairs.wgsl`).
     RowPairs,
-    /// [`Variant::Runs`] (`runs/runs.wgsl`).
+    /// [`Variant::Runs`](crate::Variant::Runs) (`runs/runs.wgsl`).
     Runs,
-    /// [`Variant::Gather`] on 16-byte vectors (`gather/gather.wgsl`).
+    /// [`Variant::Gather`](crate::Variant::Gather) on 16-byte vectors (`gather/gather.wgsl`).
     Gather,
-    /// [`Variant::Gather`] on 32-bit words (`gather/gather_narrow.wgsl`).
+    /// [`Variant::Gather`](crate::Variant::Gather) on 32-bit words (`gather/gather_narrow.wgsl`).
     GatherNarrow,
-    /// [`Variant::Tile`] (`gather/tile.wgsl`).
+    /// [`Variant::Tile`](crate::Variant::Tile) (`gather/tile.wgsl`).
     Tile,
-    /// [`Variant::Columns`] (`cpu/columns.wgsl`).
+    /// [`Variant::Columns`](crate::Variant::Columns) (`cpu/columns.wgsl`).
     Columns,
 }
 
@@ -195,6 +192,17 @@ pub enum Storage {
 }
 
 impl Storage {
+    /// How a vector family's kernel holds vectors of `vector_bytes` moved in
+    /// accesses of `access_bits`: 32-bit words where a vector is one word, 64-bit
+    /// words where the plan moves them so, else four-word vectors.
+    pub fn of(vector_bytes: u32, access_bits: u32) -> Storage {
+        match (vector_bytes, access_bits) {
+            (4, _) => Storage::Words,
+            (_, 64) => Storage::U64,
+            _ => Storage::Vec4,
+        }
+    }
+
     fn file(self) -> &'static str {
         match self {
             Storage::Vec4 => "shared/storage_vec4",
@@ -334,103 +342,5 @@ impl Source {
                 wgsl.push('\n');
             }
         }
-    }
-}
-
-/// Everything a pipeline is specialised on. Shapes and strides are not here: they
-/// travel in a uniform, so one pipeline serves every shape of the same key.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct PipelineKey {
-    /// The kernel variant the plan chose.
-    pub variant: Variant,
-    /// Vectors or axis positions per invocation (`rows`, `runs`, `gather`), rows a
-    /// column holds (`columns`); 1 elsewhere.
-    pub steps: u32,
-    /// Bytes per vector of the vector families: 16, or 4 where rows or runs are
-    /// whole 32-bit words but not whole vectors; 0 for `general`.
-    pub vector_bytes: u32,
-    /// Bytes per element: 1, 2, 4, 8 or 16.
-    pub element_bytes: u32,
-    /// Rank of the canonical layout, 1..=8.
-    pub rank: u32,
-    /// Axis within the canonical layout.
-    pub axis: u32,
-    /// Bytes per sequence length: 4 or 8.
-    pub length_bytes: u32,
-    /// Whether sequence lengths are signed.
-    pub signed_lengths: bool,
-    /// Bits per access to the tensors: 64 where a CPU adapter whose device has
-    /// [`wgpu::Features::SHADER_INT64`] moves vectors as 64-bit words, else 32.
-    pub access_bits: u32,
-    /// Invocations of a `rows` row that share one length load through subgroup
-    /// operations (2, 4 or 8; a CPU adapter with 8-invocation subgroups); 1 where
-    /// each loads its own.
-    pub share_lengths: u32,
-    /// Windowed dispatches of whole axis positions, each paired with an input
-    /// window: a `runs` invocation walks the positions of its run whose sources
-    /// the window holds; `rows` writes the vectors of a lane longer than a window
-    /// whose sources it holds (`rows/pairs.wgsl`).
-    pub walk_positions: bool,
-    /// Where `runs` walks pairs: a fixed grid walks them lane by lane, a lane being
-    /// the runs of one position (a CPU adapter's way, and a GPU's where walking run
-    /// by run would start too few invocations; `tuning::pair_walk`), rather than
-    /// each invocation walking its run. A constant, so that each pipeline
-    /// holds only the walk it runs.
-    pub walk_lanes: bool,
-    /// Whether the divisions' multiply-high is one 64-bit multiply
-    /// (`tuning::wide_multiply`), besides the kernels on 64-bit words, which
-    /// always take it.
-    pub wide_multiply: bool,
-}
-
-impl PipelineKey {
-    /// The WGSL this key compiles.
-    pub fn source(&self) -> Source {
-        let (kernel, storage) = kernels::kernel(self);
-        Source {
-            kernel,
-            storage,
-            shared_lengths: self.share_lengths > 1,
-            // Kernels on 64-bit words have 64-bit integers to multiply with.
-            wide_multiply: storage == Storage::U64 || self.wide_multiply,
-        }
-    }
-
-    /// Values for the kernel's `override` constants.
-    pub fn constants(&self) -> Vec<(&'static str, f64)> {
-        let mut constants = vec![
-            ("RANK", f64::from(self.rank)),
-            ("AXIS", f64::from(self.axis)),
-            ("LEN_WORDS", f64::from(self.length_bytes / 4)),
-            ("LEN_SIGNED", f64::from(u8::from(self.signed_lengths))),
-            ("WORKGROUP_SIZE", f64::from(WORKGROUP_SIZE)),
-        ];
-        kernels::constants(self, &mut constants);
-        constants
-    }
-
-    /// Every key the cache can build: each family's kernels for every element
-    /// width, rank and axis it takes, and length type.
-    pub fn all() -> impl Iterator<Item = PipelineKey> {
-        kernels::keys().flat_map(|key| {
-            (1..=MAX_RANK as u32)
-                .flat_map(move |rank| (0..rank).map(move |axis| (rank, axis)))
-                .filter(move |&(rank, axis)| match key.variant {
-                    Variant::General => true,
-                    Variant::Rows => axis == rank - 1,
-                    _ => axis < rank - 1,
-                })
-                .flat_map(move |(rank, axis)| {
-                    [(4, false), (4, true), (8, false), (8, true)].map(
-                        |(length_bytes, signed_lengths)| PipelineKey {
-                            rank,
-                            axis,
-                            length_bytes,
-                            signed_lengths,
-                            ..key
-                        },
-                    )
-                })
-        })
     }
 }

@@ -9,8 +9,6 @@
 //! reusing what it loaded, and moves them as 64-bit words where it can. The numbers
 //! behind each choice are in `docs/` (one file per kernel family).
 
-use crate::Variant;
-
 /// What the plan tunes the vector kernels for: how much work one invocation takes.
 /// [`Gpu::from_wgpu`](crate::Gpu::from_wgpu) picks it from the adapter's device type;
 /// [`Gpu::with_tuning`](crate::Gpu::with_tuning) overrides it. Results are the same
@@ -147,8 +145,8 @@ pub(crate) enum PairWalk {
     /// An invocation per vector group of one position's runs, walking the
     /// positions whose sources the window holds; most find none.
     ByRun,
-    /// A fixed grid of [`pair_invocations`]: each workgroup takes its lanes (the
-    /// runs of one position), or a share of one, and strides over the vectors
+    /// A fixed grid of [`pair_invocations`]: each workgroup takes its lanes (a
+    /// lane: one sequence, its run at each position), or a share of one, and strides over the vectors
     /// the pair moves in them.
     ByLane,
 }
@@ -219,19 +217,6 @@ pub(crate) fn gather_steps(tuning: Tuning, element_bytes: u32) -> u32 {
     }
 }
 
-/// Whether per-element lengths along `n` positions run `columns` (a CPU adapter,
-/// up to [`COLUMN_ROWS`] positions, 16-byte vectors of narrower elements): a CPU
-/// adapter loads a vector there once where `gather` loads each element.
-pub(crate) fn columns(tuning: Tuning, n: u32, element_bytes: u32, vector_bytes: u32) -> bool {
-    tuning == Tuning::Cpu && n <= COLUMN_ROWS && vector_bytes == 16 && element_bytes < 16
-}
-
-/// Whether per-element lengths may run `tile` (a GPU, 16-byte vectors): a GPU's
-/// workgroup memory is fast, a CPU adapter's is not.
-pub(crate) fn tile(tuning: Tuning, vector_bytes: u32) -> bool {
-    tuning == Tuning::Gpu && vector_bytes == 16
-}
-
 /// Whether each `gather` invocation loads a word of the next band ahead of its
 /// gathers, as a CPU's prefetch (4-byte and wider elements on 16-byte vectors;
 /// narrower ones are bound by instructions, not memory).
@@ -239,33 +224,11 @@ pub(crate) fn touch_ahead(tuning: Tuning, element_bytes: u32, vector_bytes: u32)
     tuning == Tuning::Cpu && vector_bytes == 16 && element_bytes >= 4
 }
 
-/// The access sizes, in bits, a family may move its vectors in: 32, and also 64
-/// where a CPU adapter gains by it (half the per-invocation loops of 32-bit words).
-/// `gather` of narrower elements loads one 32-bit word an element either way, and
-/// a 64-bit word does not divide a 4-byte vector.
-pub(crate) fn access_sizes(
-    variant: Variant,
-    element_bytes: u32,
-    vector_bytes: u32,
-) -> &'static [u32] {
-    match variant {
-        Variant::Runs | Variant::Rows if vector_bytes == 16 => &[32, 64],
-        Variant::Columns => &[32, 64],
-        Variant::Gather if vector_bytes == 16 && element_bytes >= 8 => &[32, 64],
-        _ => &[32],
-    }
-}
-
-/// The access size a family's kernel uses on `device`: 64 where
-/// [`access_sizes`] allows it on a CPU adapter whose device has `SHADER_INT64`. On
-/// a GPU a 16-byte vector is one access either way.
-pub(crate) fn access_bits(
-    device: &Device,
-    variant: Variant,
-    element_bytes: u32,
-    vector_bytes: u32,
-) -> u32 {
-    let sizes = access_sizes(variant, element_bytes, vector_bytes);
+/// The access size, in bits, a kernel moves its vectors in, of the `sizes` its
+/// family takes (32, and 64 where a CPU adapter gains by it: half the
+/// per-invocation loops of 32-bit words): 64 where allowed on a CPU adapter whose
+/// device has `SHADER_INT64`. On a GPU a 16-byte vector is one access either way.
+pub(crate) fn access_bits(device: &Device, sizes: &[u32]) -> u32 {
     if device.cpu() && device.int64 && sizes.contains(&64) {
         64
     } else {

@@ -129,14 +129,15 @@ pub(crate) struct Segments {
 /// element of input, sequence lengths and output, `bytes` their tensors' sizes;
 /// `window` is the most bytes one binding may hold and `align` the storage offset
 /// alignment. One dispatch, binding every tensor whole, where they all fit.
-/// Pieces stage through scratch only where `stage` allows it.
+/// Pieces of whole positions may pair with input windows where `walk_pairs`
+/// allows it (the kernel walks them), and stage through scratch where `stage` does.
 pub(crate) fn split(
     layout: &Layout,
     widths: [u64; 3],
     bytes: [u64; 3],
     window: u64,
     align: u64,
-    walk_positions: bool,
+    walk_pairs: bool,
     stage: bool,
 ) -> Result<Vec<Dispatch>, Error> {
     let window = window.min(MAX_WINDOW_BYTES) & !3;
@@ -162,7 +163,7 @@ pub(crate) fn split(
     // Pieces whose sources fit one window; or, for a kernel that walks a piece's
     // positions, pieces of whole positions paired with input windows of whole
     // positions (each run moved once, by the pair whose window holds its source).
-    let by_position = |d: &Dispatch| d.whole || (walk_positions && d.by_position);
+    let by_position = |d: &Dispatch| d.whole || (walk_pairs && d.by_position);
     if matches!(&paired, Ok(d) if d.iter().all(by_position)) {
         return paired;
     }

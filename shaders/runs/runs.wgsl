@@ -8,7 +8,7 @@
 // (`tuning::run_interleave`: a CPU adapter's SIMD width, a GPU's warp); with one,
 // each invocation's vectors are consecutive. In a windowed dispatch of whole axis
 // positions, each invocation instead walks the positions of its run (`walk`), or
-// a fixed grid walks them lane by lane (`walk_lanes`; `tuning::pair_walk`).
+// a fixed grid walks them lane by lane (`Walk::PairsByLane`; `tuning::pair_walk`).
 #import shared/vectors
 
 // Whether each invocation walks its run's positions (`walk`): windowed dispatches
@@ -16,7 +16,7 @@
 // it is: on lavapipe, a branch on the uniform before its loads would make them
 // per-lane.
 override WALK: bool;
-// Whether, where WALK, a fixed grid walks lane by lane instead (`walk_lanes`). A
+// Whether, where WALK, a fixed grid walks lane by lane instead (`PairsByLane`). A
 // constant too: lavapipe pays for the walk a pipeline holds but does not run, in
 // every dispatch.
 override WALK_LANES: bool;
@@ -130,8 +130,8 @@ fn move_run(o: Outer, t: u32, s: u32, first: u32, interleave: u32) {
     copy_vectors(vec_index(source), vec_index(o.out_offset + t * out_stride_at(AXIS)), first, interleave);
 }
 
-// A windowed pair walked lane by lane (`params.lanes` of them; a lane is the runs
-// of one position): a fixed grid of `params.count` invocations in which each
+// A windowed pair walked lane by lane (`params.lanes` of them; a lane is one
+// sequence, its run at each position): a fixed grid of `params.count` invocations in which each
 // workgroup takes its lanes, or a share of one lane where there are more
 // workgroups than lanes. A lane with nothing to move in this pair costs its
 // workgroups a length load, not an invocation per run; and no invocation visits

@@ -55,8 +55,8 @@ struct Params {
     // ahead of its gathers (`touch_ahead` in `gather/gather.wgsl`), else 0.
     touch: u32,
     // `runs` walking a windowed pair lane by lane (`walk_lanes` in
-    // `runs/runs.wgsl`): the runs of one position; 0 where each invocation walks
-    // one run.
+    // `runs/runs.wgsl`): the lanes it walks, a lane being one sequence, its run at
+    // each position; 0 where each invocation walks one run.
     lanes: u32,
     // The dispatch's first workgroup, where revseq runs one dispatch in parts
     // (`src/submission.rs`); 0 otherwise.

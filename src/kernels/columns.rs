@@ -5,12 +5,12 @@
 //! stores each vector once, and reverses every element's prefix there with a
 //! network of selects (`shaders/cpu/columns.wgsl`).
 
-use super::{family_keys, Fields, VectorLayout, WIDTHS};
+use super::{family_keys, Fields, PipelineKey, VectorLayout, Walk, WIDTHS};
 use crate::divisor::Divisor;
 use crate::layout::Layout;
 use crate::params::Params;
-use crate::shaders::{Kernel, PipelineKey, Storage};
-use crate::tuning::{self, Device, COLUMN_ROWS};
+use crate::shaders::{Kernel, Storage};
+use crate::tuning::{self, Device, Tuning, COLUMN_ROWS};
 use crate::Variant;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -22,17 +22,19 @@ pub(crate) struct Plan {
     pub(super) invocations: u32,
 }
 
-/// `columns` where the tuning and the axis allow it (`tuning::columns`).
+/// `columns` on a CPU adapter, along at most [`COLUMN_ROWS`] positions, on 16-byte
+/// vectors of narrower elements: a CPU adapter loads a vector there once where
+/// `gather` loads each element.
 pub(super) fn plan(layout: &Layout, element_bytes: u32, device: &Device) -> Option<Plan> {
     let n = layout.dims[layout.axis].size;
-    if !tuning::columns(device.tuning, n, element_bytes, 16) {
+    if device.tuning != Tuning::Cpu || n > COLUMN_ROWS || element_bytes >= 16 {
         return None;
     }
     let vector = VectorLayout::of(layout, element_bytes, 16)?;
     Some(Plan {
         vector,
         rows: n.next_power_of_two().max(8),
-        access_bits: tuning::access_bits(device, Variant::Columns, element_bytes, 16),
+        access_bits: tuning::access_bits(device, access_sizes(element_bytes, 16)),
         // One invocation per column: a vector of a run and the whole axis.
         invocations: (vector.rows / u64::from(n) * u64::from(vector.vecs)) as u32,
     })
@@ -45,8 +47,7 @@ impl Plan {
             vector_bytes: 16,
             access_bits: self.access_bits,
             share_lengths: 1,
-            walk_positions: false,
-            walk_lanes: false,
+            walk: Walk::None,
             wide_multiply: false,
         }
     }
@@ -58,12 +59,10 @@ impl Plan {
 }
 
 pub(super) fn kernel(key: &PipelineKey) -> (Kernel, Storage) {
-    let storage = if key.access_bits == 64 {
-        Storage::U64
-    } else {
-        Storage::Vec4
-    };
-    (Kernel::Columns, storage)
+    (
+        Kernel::Columns,
+        Storage::of(key.vector_bytes, key.access_bits),
+    )
 }
 
 pub(super) fn keys() -> impl Iterator<Item = PipelineKey> {
@@ -73,5 +72,11 @@ pub(super) fn keys() -> impl Iterator<Item = PipelineKey> {
         &WIDTHS[..4],
         |_| &[16],
         |_, _| (8, COLUMN_ROWS),
+        access_sizes,
     )
+}
+
+/// 32- or 64-bit words (`tuning::access_bits`).
+fn access_sizes(_element_bytes: u32, _vector_bytes: u32) -> &'static [u32] {
+    &[32, 64]
 }

@@ -7,11 +7,11 @@
 //! Neighbouring invocations take neighbouring columns; a band of columns walks the
 //! whole axis before the next band.
 
-use super::{family_keys, vector_sizes, Fields, VectorLayout, WIDTHS};
+use super::{family_keys, vector_sizes, Fields, PipelineKey, VectorLayout, Walk, WIDTHS};
 use crate::divisor::Divisor;
 use crate::layout::Layout;
 use crate::params::Params;
-use crate::shaders::{Kernel, PipelineKey, Storage};
+use crate::shaders::{Kernel, Storage};
 use crate::tuning::{self, Device, Tuning, GATHER_BAND_VECS};
 use crate::Variant;
 
@@ -51,7 +51,7 @@ pub(super) fn plan(layout: &Layout, element_bytes: u32, device: &Device) -> Opti
         band,
         bands,
         touch_ahead: tuning::touch_ahead(device.tuning, element_bytes, vector.bytes),
-        access_bits: tuning::access_bits(device, Variant::Gather, element_bytes, vector.bytes),
+        access_bits: tuning::access_bits(device, access_sizes(element_bytes, vector.bytes)),
         invocations: (columns * u64::from(blocks)) as u32,
     })
 }
@@ -63,8 +63,7 @@ impl Plan {
             vector_bytes: self.vector.bytes,
             access_bits: self.access_bits,
             share_lengths: 1,
-            walk_positions: false,
-            walk_lanes: false,
+            walk: Walk::None,
             wide_multiply: false,
         }
     }
@@ -80,11 +79,12 @@ impl Plan {
 }
 
 pub(super) fn kernel(key: &PipelineKey) -> (Kernel, Storage) {
-    match (key.vector_bytes, key.access_bits) {
-        (4, _) => (Kernel::GatherNarrow, Storage::Words),
-        (_, 64) => (Kernel::Gather, Storage::U64),
-        _ => (Kernel::Gather, Storage::Vec4),
-    }
+    let storage = Storage::of(key.vector_bytes, key.access_bits);
+    let kernel = match storage {
+        Storage::Words => Kernel::GatherNarrow,
+        _ => Kernel::Gather,
+    };
+    (kernel, storage)
 }
 
 pub(super) fn keys() -> impl Iterator<Item = PipelineKey> {
@@ -96,5 +96,17 @@ pub(super) fn keys() -> impl Iterator<Item = PipelineKey> {
             let steps = |tuning| tuning::gather_steps(tuning, element_bytes);
             (1, steps(Tuning::Cpu).max(steps(Tuning::Gpu)))
         },
+        access_sizes,
     )
+}
+
+/// 64-bit words too for 8- and 16-byte elements on 16-byte vectors
+/// (`tuning::access_bits`): narrower elements load one 32-bit word an element
+/// either way, and a 64-bit word does not divide a 4-byte vector.
+fn access_sizes(element_bytes: u32, vector_bytes: u32) -> &'static [u32] {
+    if vector_bytes == 16 && element_bytes >= 8 {
+        &[32, 64]
+    } else {
+        &[32]
+    }
 }

@@ -4,10 +4,10 @@
 //! (`general/subwords.wgsl`), which merges its elements into the word so that no
 //! two invocations ever write one word.
 
-use super::{family_keys, Fields, WIDTHS};
+use super::{family_keys, words_only, Fields, PipelineKey, Walk, WIDTHS};
 use crate::layout::Layout;
 use crate::params::Params;
-use crate::shaders::{Kernel, PipelineKey, Storage};
+use crate::shaders::{Kernel, Storage};
 use crate::tuning::{self, Device};
 use crate::Variant;
 
@@ -44,8 +44,7 @@ impl Plan {
             vector_bytes: 0,
             access_bits: 32,
             share_lengths: 1,
-            walk_positions: false,
-            walk_lanes: false,
+            walk: Walk::None,
             wide_multiply: self.wide_multiply,
         }
     }
@@ -73,7 +72,14 @@ pub(super) fn constants(key: &PipelineKey, constants: &mut Vec<(&'static str, f6
 }
 
 pub(super) fn keys() -> impl Iterator<Item = PipelineKey> {
-    family_keys(Variant::General, &WIDTHS, |_| &[0], |_, _| (1, 1)).flat_map(|key| {
+    family_keys(
+        Variant::General,
+        &WIDTHS,
+        |_| &[0],
+        |_, _| (1, 1),
+        words_only,
+    )
+    .flat_map(|key| {
         [false, true].map(|wide_multiply| PipelineKey {
             wide_multiply,
             ..key

@@ -10,13 +10,16 @@
 mod columns;
 mod gather;
 mod general;
+mod key;
 mod rows;
 mod runs;
 mod tile;
 
+pub use key::{PipelineKey, Walk};
+
 use crate::layout::Layout;
 use crate::params::Params;
-use crate::shaders::{Kernel, PipelineKey, Storage, WORKGROUP_SIZE};
+use crate::shaders::{Kernel, Storage, WORKGROUP_SIZE};
 use crate::tuning::{self, Device};
 
 /// A kernel family. [`Variant::General`] runs every descriptor; the others are fast
@@ -80,8 +83,7 @@ pub(crate) struct Fields {
     pub(crate) vector_bytes: u32,
     pub(crate) access_bits: u32,
     pub(crate) share_lengths: u32,
-    pub(crate) walk_positions: bool,
-    pub(crate) walk_lanes: bool,
+    pub(crate) walk: Walk,
     pub(crate) wide_multiply: bool,
 }
 
@@ -257,8 +259,11 @@ pub(crate) fn constants(key: &PipelineKey, constants: &mut Vec<(&'static str, f6
         constants.push(("SHARED_BY", f64::from(key.share_lengths)));
     }
     if key.variant == Variant::Runs {
-        constants.push(("WALK", f64::from(u8::from(key.walk_positions))));
-        constants.push(("WALK_LANES", f64::from(u8::from(key.walk_lanes))));
+        constants.push(("WALK", f64::from(u8::from(key.walk != Walk::None))));
+        constants.push((
+            "WALK_LANES",
+            f64::from(u8::from(key.walk == Walk::PairsByLane)),
+        ));
     }
 }
 
@@ -281,12 +286,13 @@ fn family_keys(
     widths: &'static [u32],
     sizes: fn(u32) -> &'static [u32],
     steps: fn(u32, u32) -> (u32, u32),
+    access: fn(u32, u32) -> &'static [u32],
 ) -> impl Iterator<Item = PipelineKey> {
     widths.iter().flat_map(move |&element_bytes| {
         sizes(element_bytes).iter().flat_map(move |&vector_bytes| {
             let (least, most) = steps(element_bytes, vector_bytes);
             (least.ilog2()..=most.ilog2()).flat_map(move |power| {
-                tuning::access_sizes(variant, element_bytes, vector_bytes)
+                access(element_bytes, vector_bytes)
                     .iter()
                     .map(move |&access_bits| PipelineKey {
                         variant,
@@ -299,8 +305,7 @@ fn family_keys(
                         signed_lengths: false,
                         access_bits,
                         share_lengths: 1,
-                        walk_positions: false,
-                        walk_lanes: false,
+                        walk: Walk::None,
                         wide_multiply: false,
                     })
             })
@@ -310,6 +315,21 @@ fn family_keys(
 
 /// The element widths.
 const WIDTHS: [u32; 5] = [1, 2, 4, 8, 16];
+
+/// The access sizes of a family that moves 32-bit words only.
+fn words_only(_element_bytes: u32, _vector_bytes: u32) -> &'static [u32] {
+    &[32]
+}
+
+/// The access sizes of `rows` and `runs`: 64-bit words too on 16-byte vectors
+/// (`tuning::access_bits`); a 64-bit word does not divide a 4-byte vector.
+fn vectors_in_64(_element_bytes: u32, vector_bytes: u32) -> &'static [u32] {
+    if vector_bytes == 16 {
+        &[32, 64]
+    } else {
+        &[32]
+    }
+}
 
 /// What the vector families need of a layout: the innermost dimension contiguous
 /// in input and output, a whole number of vectors long, and every other stride

@@ -10,11 +10,13 @@
 //! pair, the vectors whose sources that window owns, a fixed grid striding over
 //! them.
 
-use super::{family_keys, vector_sizes, Fields, VectorLayout, WIDTHS};
+use super::{
+    family_keys, vector_sizes, vectors_in_64, Fields, PipelineKey, VectorLayout, Walk, WIDTHS,
+};
 use crate::divisor::Divisor;
 use crate::layout::Layout;
 use crate::params::Params;
-use crate::shaders::{Kernel, PipelineKey, Storage};
+use crate::shaders::{Kernel, Storage};
 use crate::tuning::{self, Device, Tuning};
 use crate::Variant;
 
@@ -44,7 +46,7 @@ pub(super) fn plan(layout: &Layout, element_bytes: u32, device: &Device) -> Opti
     // Steps past the end of a row would idle: no more than it holds.
     let steps = most.min(vector.vecs.next_power_of_two());
     let per_row = vector.vecs.div_ceil(steps);
-    let access_bits = tuning::access_bits(device, Variant::Rows, element_bytes, vector.bytes);
+    let access_bits = tuning::access_bits(device, vectors_in_64(element_bytes, vector.bytes));
     Some(Plan {
         vector,
         steps,
@@ -95,8 +97,7 @@ impl Plan {
             vector_bytes: self.vector.bytes,
             access_bits: self.access_bits,
             share_lengths: self.share_lengths,
-            walk_positions: self.pairs,
-            walk_lanes: false,
+            walk: if self.pairs { Walk::Pairs } else { Walk::None },
             wide_multiply: false,
         }
     }
@@ -109,20 +110,14 @@ impl Plan {
 }
 
 pub(super) fn kernel(key: &PipelineKey) -> (Kernel, Storage) {
-    if key.walk_positions {
-        let storage = match (key.vector_bytes, key.access_bits) {
-            (4, _) => Storage::Words,
-            (_, 64) => Storage::U64,
-            _ => Storage::Vec4,
-        };
-        return (Kernel::RowPairs, storage);
-    }
-    match (key.vector_bytes, key.access_bits) {
-        (4, _) => (Kernel::RowsNarrow, Storage::Words),
-        (_, 64) if key.element_bytes >= 8 => (Kernel::Rows64, Storage::U64),
-        (_, 64) => (Kernel::Rows, Storage::U64),
-        _ => (Kernel::Rows, Storage::Vec4),
-    }
+    let storage = Storage::of(key.vector_bytes, key.access_bits);
+    let kernel = match storage {
+        _ if key.walk == Walk::Pairs => Kernel::RowPairs,
+        Storage::Words => Kernel::RowsNarrow,
+        Storage::U64 if key.element_bytes >= 8 => Kernel::Rows64,
+        _ => Kernel::Rows,
+    };
+    (kernel, storage)
 }
 
 pub(super) fn keys() -> impl Iterator<Item = PipelineKey> {
@@ -130,7 +125,7 @@ pub(super) fn keys() -> impl Iterator<Item = PipelineKey> {
         let steps = |packed| tuning::rows_steps(Tuning::Cpu, element_bytes, vector_bytes, packed);
         (1, steps(true).max(steps(false)))
     };
-    family_keys(Variant::Rows, &WIDTHS, vector_sizes, most).flat_map(|key| {
+    family_keys(Variant::Rows, &WIDTHS, vector_sizes, most, vectors_in_64).flat_map(|key| {
         // Rows of 1- to 4-byte elements on 64-bit words may share their lengths.
         let shares: &[u32] = if key.access_bits == 64 && key.element_bytes <= 4 {
             &[1, 2, 4, 8]
@@ -144,7 +139,7 @@ pub(super) fn keys() -> impl Iterator<Item = PipelineKey> {
         // Pairs over lanes longer than a window, of rank 1, on vectors no
         // narrower than an element.
         let pairs = (key.vector_bytes >= key.element_bytes).then_some(PipelineKey {
-            walk_positions: true,
+            walk: Walk::Pairs,
             ..key
         });
         shared.chain(pairs)

@@ -4,11 +4,13 @@
 //! its mirrored position (`shaders/runs/runs.wgsl`), on whichever storage the
 //! layout and device allow.
 
-use super::{family_keys, vector_sizes, Fields, VectorLayout, WIDTHS};
+use super::{
+    family_keys, vector_sizes, vectors_in_64, Fields, PipelineKey, VectorLayout, Walk, WIDTHS,
+};
 use crate::divisor::Divisor;
 use crate::layout::Layout;
 use crate::params::Params;
-use crate::shaders::{Kernel, PipelineKey, Storage};
+use crate::shaders::{Kernel, Storage};
 use crate::tuning::{self, Device, PairWalk, Tuning};
 use crate::Variant;
 
@@ -23,10 +25,10 @@ pub(crate) struct Plan {
     pub(super) per_run: u32,
     pub(super) access_bits: u32,
     pub(super) invocations: u32,
-    /// Whether each invocation walks the piece's axis positions (`WALK`).
-    pub(super) walking: bool,
-    /// Where a fixed grid walks them lane by lane: the runs of one position
-    /// (`walk_lanes`); 0 where each invocation walks one run.
+    /// Whether the invocations walk the piece's axis positions, each its run's
+    /// or a fixed grid lane by lane.
+    pub(super) walk: Walk,
+    /// Lanes a fixed grid walks ([`Walk::PairsByLane`]); 0 elsewhere.
     pub(super) lanes: u32,
 }
 
@@ -53,9 +55,9 @@ pub(super) fn plan(layout: &Layout, element_bytes: u32, device: &Device) -> Opti
         steps,
         interleave,
         per_run,
-        access_bits: tuning::access_bits(device, Variant::Runs, element_bytes, vector.bytes),
+        access_bits: tuning::access_bits(device, vectors_in_64(element_bytes, vector.bytes)),
         invocations: (vector.rows * u64::from(per_run)) as u32,
-        walking: false,
+        walk: Walk::None,
         lanes: 0,
     })
 }
@@ -92,14 +94,14 @@ impl Plan {
                     invocations: shares
                         .next_multiple_of(u64::from(crate::shaders::WORKGROUP_SIZE))
                         .min(grid) as u32,
-                    walking: true,
+                    walk: Walk::PairsByLane,
                     lanes: lanes as u32,
                     ..self
                 }
             }
             PairWalk::ByRun => Plan {
                 invocations: by_run as u32,
-                walking: true,
+                walk: Walk::Pairs,
                 ..self
             },
         }
@@ -111,8 +113,7 @@ impl Plan {
             vector_bytes: self.vector.bytes,
             access_bits: self.access_bits,
             share_lengths: 1,
-            walk_positions: self.walking,
-            walk_lanes: self.lanes != 0,
+            walk: self.walk,
             wide_multiply: false,
         }
     }
@@ -127,25 +128,12 @@ impl Plan {
 }
 
 pub(super) fn kernel(key: &PipelineKey) -> (Kernel, Storage) {
-    let storage = match (key.vector_bytes, key.access_bits) {
-        (4, _) => Storage::Words,
-        (_, 64) => Storage::U64,
-        _ => Storage::Vec4,
-    };
-    (Kernel::Runs, storage)
+    (Kernel::Runs, Storage::of(key.vector_bytes, key.access_bits))
 }
 
 pub(super) fn keys() -> impl Iterator<Item = PipelineKey> {
-    family_keys(Variant::Runs, &WIDTHS, vector_sizes, |_, vector_bytes| {
-        (1, tuning::runs_steps(Tuning::Cpu, vector_bytes))
-    })
-    .flat_map(|key| {
-        [(false, false), (true, false), (true, true)].map(|(walk_positions, walk_lanes)| {
-            PipelineKey {
-                walk_positions,
-                walk_lanes,
-                ..key
-            }
-        })
+    let most = |_, vector_bytes| (1, tuning::runs_steps(Tuning::Cpu, vector_bytes));
+    family_keys(Variant::Runs, &WIDTHS, vector_sizes, most, vectors_in_64).flat_map(|key| {
+        [Walk::None, Walk::Pairs, Walk::PairsByLane].map(|walk| PipelineKey { walk, ..key })
     })
 }

@@ -6,12 +6,12 @@
 //! Every access to the tensors is a whole 16-byte vector beside its neighbours',
 //! where `gather` reads each element from its own mirrored row.
 
-use super::{family_keys, Fields, VectorLayout, WIDTHS};
+use super::{family_keys, words_only, Fields, PipelineKey, VectorLayout, Walk, WIDTHS};
 use crate::divisor::Divisor;
 use crate::layout::Layout;
 use crate::params::Params;
-use crate::shaders::{Kernel, PipelineKey, Storage};
-use crate::tuning::{self, Device};
+use crate::shaders::{Kernel, Storage};
+use crate::tuning::{Device, Tuning};
 use crate::Variant;
 
 /// The tile's workgroup memory: 15 KiB of vectors and 1 KiB of lengths, within
@@ -35,7 +35,8 @@ pub(crate) struct Plan {
 /// `tile` on a GPU, where a tile holds the axis at two vectors a position or more
 /// (32 bytes, a whole sector), or the whole of runs one vector wide.
 pub(super) fn plan(layout: &Layout, element_bytes: u32, device: &Device) -> Option<Plan> {
-    if !tuning::tile(device.tuning, 16) {
+    // A GPU's workgroup memory is fast, a CPU adapter's is not.
+    if device.tuning != Tuning::Gpu {
         return None;
     }
     let vector = VectorLayout::of(layout, element_bytes, 16)?;
@@ -65,8 +66,7 @@ impl Plan {
             vector_bytes: 16,
             access_bits: 32,
             share_lengths: 1,
-            walk_positions: false,
-            walk_lanes: false,
+            walk: Walk::None,
             wide_multiply: false,
         }
     }
@@ -93,5 +93,5 @@ pub(super) fn constants(key: &PipelineKey, constants: &mut Vec<(&'static str, f6
 }
 
 pub(super) fn keys() -> impl Iterator<Item = PipelineKey> {
-    family_keys(Variant::Tile, &WIDTHS, |_| &[16], |_, _| (1, 1))
+    family_keys(Variant::Tile, &WIDTHS, |_| &[16], |_, _| (1, 1), words_only)
 }

@@ -4,7 +4,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use revseq::shaders::{Kernel, PipelineKey, Source, Storage};
+use revseq::shaders::{Kernel, Source, Storage};
+use revseq::PipelineKey;
 
 /// A validator with no optional capability but 64-bit integers for the sources
 /// that use them and subgroup broadcasts for those that share lengths: every other

@@ -5,7 +5,7 @@
 use revseq::shaders::Storage;
 use revseq::simt::{Kind, Model, Report, WorkgroupAccess};
 use revseq::trace::{kernel_wgsl, trace_wgsl};
-use revseq::{CompiledReverse, DataType, ReverseSubsequences, TensorDesc, Tuning};
+use revseq::{CompiledReverse, DataType, ReverseSubsequences, TensorDesc, Tuning, Walk};
 
 use crate::support::{gpu, Rng};
 
@@ -227,7 +227,9 @@ fn a_gpus_pairs_walked_lane_by_lane_move_whole_sectors() {
         );
         let op = gpu.compile(&desc).unwrap();
         assert!(
-            op.key().walk_lanes && op.dispatch_count() > 1 && op.scratch_bytes() == 0,
+            op.key().walk == Walk::PairsByLane
+                && op.dispatch_count() > 1
+                && op.scratch_bytes() == 0,
             "{desc:?}: {} dispatches",
             op.dispatch_count()
         );

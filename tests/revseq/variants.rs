@@ -94,7 +94,7 @@ fn check_on(
     rng: &mut Rng,
     desc: &ReverseSubsequences,
     variant: Variant,
-) -> revseq::shaders::PipelineKey {
+) -> revseq::PipelineKey {
     let compiled = gpu.compile(desc).unwrap();
     assert_eq!(compiled.variant(), variant, "{desc:?}");
     assert_eq!(compiled.key().variant, variant);
@@ -537,7 +537,7 @@ fn rows_at_every_length(
     rng: &mut Rng,
     data_type: DataType,
     n: u32,
-) -> revseq::shaders::PipelineKey {
+) -> revseq::PipelineKey {
     let d = desc(data_type, &[n + 2, n], 1, DataType::Uint32, None);
     let lengths: Vec<u8> = (0..n + 2).flat_map(|len| len.to_le_bytes()).collect();
     let compiled = device.compile(&d).unwrap();

@@ -6,7 +6,7 @@
 use std::sync::OnceLock;
 
 use revseq::{
-    reference, DataType, Gpu, ReverseSubsequences, TensorDesc, TensorRole, Tuning, Variant,
+    reference, DataType, Gpu, ReverseSubsequences, TensorDesc, TensorRole, Tuning, Variant, Walk,
 };
 
 use crate::record::run_at_offset_on;
@@ -502,10 +502,18 @@ fn time_major_lanes_spanning_small_windows_stage_on_a_cpu_and_walk_on_a_gpu() {
             for (op, desc) in [(&a, &small), (&b, &large)] {
                 assert_eq!(op.variant(), Variant::Runs, "{desc:?}");
                 // A CPU adapter walks only pairs that move MiB: these stage.
-                assert_eq!(op.key().walk_positions, tuning == Tuning::Gpu, "{desc:?}");
+                assert_eq!(
+                    op.key().walk != Walk::None,
+                    tuning == Tuning::Gpu,
+                    "{desc:?}"
+                );
                 // A GPU walks lanes this short lane by lane: run by run would
                 // start too few invocations.
-                assert_eq!(op.key().walk_lanes, tuning == Tuning::Gpu, "{desc:?}");
+                assert_eq!(
+                    op.key().walk == Walk::PairsByLane,
+                    tuning == Tuning::Gpu,
+                    "{desc:?}"
+                );
                 assert_eq!(op.scratch_bytes() == 0, tuning == Tuning::Gpu, "{desc:?}");
                 check_on(&gpu, desc, 13);
             }
@@ -551,7 +559,9 @@ fn time_major_pairs_walked_lane_by_lane(tuning: Tuning) {
         assert_eq!(op.variant(), Variant::Runs, "{desc:?}");
         let by_lane = tuning == Tuning::Cpu || sizes[0] > 7;
         assert!(
-            op.key().walk_positions && op.key().walk_lanes == by_lane && op.scratch_bytes() == 0,
+            op.key().walk != Walk::None
+                && (op.key().walk == Walk::PairsByLane) == by_lane
+                && op.scratch_bytes() == 0,
             "{tuning:?}: {desc:?}"
         );
         for seed in 0..2 {
@@ -581,7 +591,7 @@ fn time_major_with_many_lanes_stages_on_a_cpu_in_linear_dispatches() {
         let (a, b) = (gpu.compile(&small).unwrap(), gpu.compile(&large).unwrap());
         for (op, desc) in [(&a, &small), (&b, &large)] {
             assert_eq!(op.variant(), Variant::Runs, "{desc:?}");
-            assert!(!op.key().walk_positions, "{desc:?}");
+            assert_eq!(op.key().walk, Walk::None, "{desc:?}");
             assert!(op.scratch_bytes() > 0, "{desc:?}");
         }
         assert!(b.dispatch_count() <= 2 * a.dispatch_count() + 1);
@@ -631,7 +641,7 @@ fn lanes_longer_than_a_window_pair_rows_with_each_input_window() {
                 let desc = packed(data_type, DataType::Int64, &[count, n], 1);
                 let op = gpu.compile(&desc).unwrap();
                 assert_eq!(op.variant(), Variant::Rows, "{desc:?}");
-                assert!(op.key().walk_positions, "{desc:?}: {:?}", op.key());
+                assert_ne!(op.key().walk, Walk::None, "{desc:?}: {:?}", op.key());
                 assert_eq!(op.scratch_bytes(), 0);
                 let input = rng.bytes(desc.input.min_size_in_bytes() as usize);
                 let lengths: Vec<u8> = lengths

@@ -1,0 +1,112 @@
+//! The pipeline key: everything a pipeline is specialised on, the WGSL it
+//! compiles (a [`Source`]) and the values of its `override` constants.
+
+use super::Variant;
+use crate::operator::MAX_RANK;
+use crate::shaders::{Source, Storage, WORKGROUP_SIZE};
+
+/// How a dispatch walks the axis positions of its piece.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Walk {
+    /// Every source of the piece lies in its input binding: no walk.
+    None,
+    /// A windowed piece of whole axis positions paired with an input window
+    /// (`src/window.rs`): a `runs` invocation walks the positions of its run
+    /// whose sources the window holds; `rows` writes the vectors of a lane longer
+    /// than a window whose sources it holds (`rows/pairs.wgsl`).
+    Pairs,
+    /// As [`Walk::Pairs`], `runs` on a fixed grid walking the pair lane by lane
+    /// (a CPU adapter's way, and a GPU's where walking run by run would start too
+    /// few invocations; `tuning::pair_walk`). A constant of its own, so that each
+    /// pipeline holds only the walk it runs.
+    PairsByLane,
+}
+
+/// Everything a pipeline is specialised on. Shapes and strides are not here: they
+/// travel in a uniform, so one pipeline serves every shape of the same key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct PipelineKey {
+    /// The kernel variant the plan chose.
+    pub variant: Variant,
+    /// Vectors or axis positions per invocation (`rows`, `runs`, `gather`), rows a
+    /// column holds (`columns`); 1 elsewhere.
+    pub steps: u32,
+    /// Bytes per vector of the vector families: 16, or 4 where rows or runs are
+    /// whole 32-bit words but not whole vectors; 0 for `general`.
+    pub vector_bytes: u32,
+    /// Bytes per element: 1, 2, 4, 8 or 16.
+    pub element_bytes: u32,
+    /// Rank of the canonical layout, 1..=8.
+    pub rank: u32,
+    /// Axis within the canonical layout.
+    pub axis: u32,
+    /// Bytes per sequence length: 4 or 8.
+    pub length_bytes: u32,
+    /// Whether sequence lengths are signed.
+    pub signed_lengths: bool,
+    /// Bits per access to the tensors: 64 where a CPU adapter whose device has
+    /// [`wgpu::Features::SHADER_INT64`] moves vectors as 64-bit words, else 32.
+    pub access_bits: u32,
+    /// Invocations of a `rows` row that share one length load through subgroup
+    /// operations (2, 4 or 8; a CPU adapter with 8-invocation subgroups); 1 where
+    /// each loads its own.
+    pub share_lengths: u32,
+    /// Whether the dispatch walks a windowed pair, and how.
+    pub walk: Walk,
+    /// Whether the divisions' multiply-high is one 64-bit multiply
+    /// (`tuning::wide_multiply`), besides the kernels on 64-bit words, which
+    /// always take it.
+    pub wide_multiply: bool,
+}
+
+impl PipelineKey {
+    /// The WGSL this key compiles.
+    pub fn source(&self) -> Source {
+        let (kernel, storage) = super::kernel(self);
+        Source {
+            kernel,
+            storage,
+            shared_lengths: self.share_lengths > 1,
+            // Kernels on 64-bit words have 64-bit integers to multiply with.
+            wide_multiply: storage == Storage::U64 || self.wide_multiply,
+        }
+    }
+
+    /// Values for the kernel's `override` constants.
+    pub fn constants(&self) -> Vec<(&'static str, f64)> {
+        let mut constants = vec![
+            ("RANK", f64::from(self.rank)),
+            ("AXIS", f64::from(self.axis)),
+            ("LEN_WORDS", f64::from(self.length_bytes / 4)),
+            ("LEN_SIGNED", f64::from(u8::from(self.signed_lengths))),
+            ("WORKGROUP_SIZE", f64::from(WORKGROUP_SIZE)),
+        ];
+        super::constants(self, &mut constants);
+        constants
+    }
+
+    /// Every key the cache can build: each family's kernels for every element
+    /// width, rank and axis it takes, and length type.
+    pub fn all() -> impl Iterator<Item = PipelineKey> {
+        super::keys().flat_map(|key| {
+            (1..=MAX_RANK as u32)
+                .flat_map(move |rank| (0..rank).map(move |axis| (rank, axis)))
+                .filter(move |&(rank, axis)| match key.variant {
+                    Variant::General => true,
+                    Variant::Rows => axis == rank - 1,
+                    _ => axis < rank - 1,
+                })
+                .flat_map(move |(rank, axis)| {
+                    [(4, false), (4, true), (8, false), (8, true)].map(
+                        |(length_bytes, signed_lengths)| PipelineKey {
+                            rank,
+                            axis,
+                            length_bytes,
+                            signed_lengths,
+                            ..key
+                        },
+                    )
+                })
+        })
+    }
+}
