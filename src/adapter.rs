@@ -1,7 +1,7 @@
 //! Which adapter [`Gpu::new`](crate::Gpu::new) opens: wgpu's environment
 //! variables, then the primary backends before GL.
 
-use crate::Error;
+use crate::error::Error;
 
 /// The adapter [`Gpu::new_async`](crate::Gpu::new_async) opens, for callers who
 /// make the device themselves (with more features, say) and pass it to

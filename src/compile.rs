@@ -5,13 +5,16 @@
 use wgpu::util::DeviceExt;
 
 use crate::compiled::{CompiledReverse, Part, Recorded};
+use crate::error::{Error, TensorRole};
+use crate::gpu::Gpu;
 use crate::kernels::{PipelineKey, Plan, Walk};
 use crate::layout::Layout;
+use crate::operator::ReverseSubsequences;
 use crate::params::{Params, PARAMS_SIZE};
 use crate::scope::capture;
-use crate::tuning::Device;
-use crate::window::{self, Dispatch};
-use crate::{Error, Gpu, ReverseSubsequences, TensorRole};
+use crate::tuning::Profile;
+use crate::window::strategy::walks_pairs;
+use crate::window::{self, Piece};
 
 pub(crate) async fn compile(
     gpu: &Gpu,
@@ -39,7 +42,7 @@ pub(crate) async fn compile(
 /// What a plan is made for: the device's tuning and features, its binding
 /// window, and the storage offset alignment.
 pub(crate) struct Target {
-    pub(crate) device: Device,
+    pub(crate) profile: Profile,
     pub(crate) window: u64,
     pub(crate) align: u64,
 }
@@ -47,7 +50,7 @@ pub(crate) struct Target {
 impl Target {
     fn of(gpu: &Gpu, limits: &wgpu::Limits) -> Target {
         Target {
-            device: gpu.plan_device(),
+            profile: gpu.profile(),
             window: gpu.max_binding(),
             align: u64::from(limits.min_storage_buffer_offset_alignment),
         }
@@ -66,7 +69,7 @@ pub(crate) enum Scratch {
 /// the one pipeline key they run under.
 pub(crate) struct Planned {
     pub(crate) layout: Layout,
-    pub(crate) pieces: Vec<Dispatch>,
+    pub(crate) pieces: Vec<Piece>,
     pub(crate) plans: Vec<Plan>,
     pub(crate) key: PipelineKey,
 }
@@ -80,7 +83,12 @@ pub(crate) fn plan(
 ) -> Result<Planned, Error> {
     let layout = Layout::canonical(desc);
     let pieces = cut_into_windows(desc, &layout, bytes, target, scratch)?;
-    let (key, plans) = plan_pieces(desc, &pieces, layout.dims[layout.axis].size, &target.device);
+    let (key, plans) = plan_pieces(
+        desc,
+        &pieces,
+        layout.dims[layout.axis].size,
+        &target.profile,
+    );
     Ok(Planned {
         layout,
         pieces,
@@ -126,10 +134,7 @@ async fn assemble(
 
 /// The scratch buffers staged dispatches run in: one for their input, one for
 /// their output, each as large as the largest piece's.
-async fn scratch_buffers(
-    gpu: &Gpu,
-    pieces: &[Dispatch],
-) -> Result<Option<[wgpu::Buffer; 2]>, Error> {
+async fn scratch_buffers(gpu: &Gpu, pieces: &[Piece]) -> Result<Option<[wgpu::Buffer; 2]>, Error> {
     let staged = pieces.iter().filter(|piece| piece.staging.is_some());
     let Some(sizes) = staged
         .map(|piece| [piece.windows[0].size, piece.windows[2].size])
@@ -175,27 +180,26 @@ fn tensor_bytes(desc: &ReverseSubsequences, limits: &wgpu::Limits) -> Result<[u6
 }
 
 /// The dispatches: one where every tensor fits a binding, else pieces of the
-/// output with the windows of each buffer they bind (`src/window.rs`).
+/// output with the windows of each buffer they bind (`src/window/`).
 fn cut_into_windows(
     desc: &ReverseSubsequences,
     layout: &Layout,
     bytes: [u64; 3],
     target: &Target,
     scratch: Scratch,
-) -> Result<Vec<Dispatch>, Error> {
+) -> Result<Vec<Piece>, Error> {
     let element_bytes = desc.input.data_type().size_in_bytes();
     let length_bytes = desc.sequence_lengths.data_type().size_in_bytes();
     let widths = [element_bytes, length_bytes, element_bytes].map(u64::from);
     // `runs` walks pieces of whole positions against each input window, moving
     // every run once and nothing else, where the tuning walks its lanes: no copies
-    // through scratch.
-    let device = &target.device;
-    let walk = Plan::new(layout, element_bytes, bytes[2], device).walks_pairs(
-        layout,
-        device,
-        bytes[2],
-        target.window,
-    );
+    // through scratch. Asked only where the tensor does not fit one binding.
+    let tuning = target.profile.tuning;
+    let walk = || {
+        Plan::new(layout, element_bytes, bytes[2], &target.profile)
+            .pair_lanes(layout)
+            .is_some_and(|lanes| walks_pairs(tuning, lanes, bytes[2], target.window))
+    };
     window::split(
         layout,
         widths,
@@ -212,12 +216,12 @@ fn cut_into_windows(
 /// else the general kernels.
 fn plan_pieces(
     desc: &ReverseSubsequences,
-    pieces: &[Dispatch],
+    pieces: &[Piece],
     axis_size: u32,
-    device: &Device,
+    profile: &Profile,
 ) -> (PipelineKey, Vec<Plan>) {
     let element_bytes = desc.input.data_type().size_in_bytes();
-    let key_of = |plan: &Plan, piece: &Dispatch| {
+    let key_of = |plan: &Plan, piece: &Piece| {
         let fields = plan.fields();
         PipelineKey {
             variant: plan.variant(),
@@ -235,12 +239,12 @@ fn plan_pieces(
         }
     };
     let walk = pieces.iter().any(|piece| !piece.whole && piece.by_position);
-    let fast = |piece: &Dispatch| {
-        let plan = Plan::new(&piece.layout, element_bytes, piece.windows[2].size, device);
+    let fast = |piece: &Piece| {
+        let plan = Plan::new(&piece.layout, element_bytes, piece.windows[2].size, profile);
         // In windowed pairs, every piece walks its positions (a whole one over all
         // of them), so that one pipeline runs them all.
         let plan = match walk {
-            true => plan.walking_positions(&piece.layout, axis_size, element_bytes, device)?,
+            true => plan.walking_positions(&piece.layout, axis_size, element_bytes, profile)?,
             false => plan,
         };
         let vector_bytes = u64::from(plan.fields().vector_bytes.max(1));
@@ -258,7 +262,7 @@ fn plan_pieces(
         .map(|plan| plan.fields().share_lengths)
         .min()
         .unwrap_or(1);
-    let shared = |plan: &Plan, piece: &Dispatch| PipelineKey {
+    let shared = |plan: &Plan, piece: &Piece| PipelineKey {
         share_lengths: share,
         ..key_of(plan, piece)
     };
@@ -270,7 +274,9 @@ fn plan_pieces(
     {
         plans = pieces
             .iter()
-            .map(|piece| Plan::general(&piece.layout, element_bytes, piece.windows[2].size, device))
+            .map(|piece| {
+                Plan::general(&piece.layout, element_bytes, piece.windows[2].size, profile)
+            })
             .collect();
         return (key_of(&plans[0], &pieces[0]), plans);
     }
@@ -284,7 +290,7 @@ fn plan_pieces(
 /// dispatches' (`src/submission.rs`).
 fn fold_dispatches(
     plans: &[Plan],
-    pieces: &[Dispatch],
+    pieces: &[Piece],
     limits: &wgpu::Limits,
     output_bytes: u64,
     part_bytes: Option<u64>,
@@ -354,7 +360,7 @@ fn fold(groups: u32, max: u32) -> Option<[u32; 2]> {
 async fn layout_uniform(
     gpu: &Gpu,
     plans: &[Plan],
-    pieces: &[Dispatch],
+    pieces: &[Piece],
     dispatches: &[Recorded],
     layout: &Layout,
     limits: &wgpu::Limits,
@@ -400,15 +406,16 @@ fn params_stride(limits: &wgpu::Limits) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::dtype::DataType;
     use crate::kernels::Variant;
+    use crate::tensor::TensorDesc;
     use crate::tuning::Tuning;
-    use crate::{DataType, TensorDesc};
 
     /// A device of either tuning with 64-bit integers and subgroups, binding
     /// 128 MiB at a time, as the benchmark's sweep does.
     fn target(tuning: Tuning) -> Target {
         Target {
-            device: Device {
+            profile: Profile {
                 tuning,
                 int64: true,
                 subgroup_size: if tuning == Tuning::Cpu { 8 } else { 32 },

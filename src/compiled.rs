@@ -1,7 +1,11 @@
 //! A validated, specialised operator, ready to record into a caller's encoder
 //! (`src/compile.rs` makes it).
 
+use crate::error::{Error, TensorRole};
+use crate::gpu::Gpu;
 use crate::kernels::PipelineKey;
+use crate::kernels::Variant;
+use crate::operator::ReverseSubsequences;
 use crate::params::PARAMS_SIZE;
 use crate::scope::Scope;
 #[cfg(not(target_arch = "wasm32"))]
@@ -10,7 +14,6 @@ use crate::signal;
 #[cfg(not(target_arch = "wasm32"))]
 use crate::submission::poll_until;
 use crate::window::{Staging, Window};
-use crate::{Error, Gpu, ReverseSubsequences, TensorRole, Variant};
 
 /// An operator compiled for one [`Gpu`]: its pipeline and its layout uniforms, made
 /// once. Recording it is cheap: a bind group and a dispatch per window of the
@@ -685,7 +688,7 @@ impl CompiledReverse {
             }),
             false => self.upload("revseq::output", &output[..out_bytes], out_usage),
         };
-        let staging = device.create_buffer(&wgpu::BufferDescriptor {
+        let readback = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("revseq::readback"),
             size: out_size,
             usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
@@ -696,10 +699,10 @@ impl CompiledReverse {
         // in the last.
         let bindings = [&input, &lengths, &out].map(|b| b.as_entire_buffer_binding());
         let checked = self.check(&bindings[0], &bindings[1], &bindings[2]);
-        let submission = checked.and_then(|()| self.submit(&bindings, &out, &staging));
+        let submission = checked.and_then(|()| self.submit(&bindings, &out, &readback));
         let (sender, receiver) = signal::channel();
         if submission.is_ok() {
-            staging.map_async(wgpu::MapMode::Read, .., move |result| sender.send(result));
+            readback.map_async(wgpu::MapMode::Read, .., move |result| sender.send(result));
         }
         let errors = scope.pop("running reverse_subsequences");
         errors.await?;
@@ -715,7 +718,7 @@ impl CompiledReverse {
             .await
             .ok_or_else(|| wgpu_error("the mapping callback was dropped".into()))?
             .map_err(|e| wgpu_error(e.to_string()))?;
-        let view = staging
+        let view = readback
             .get_mapped_range(..)
             .map_err(|e| wgpu_error(e.to_string()))?;
         output[..out_bytes].copy_from_slice(&view[..out_bytes]);

@@ -1,6 +1,6 @@
 //! The one error type: every variant names the field, the rule and the values.
 
-use crate::DataType;
+use crate::dtype::DataType;
 
 /// Which of the operator's three tensors an error is about.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -1,16 +1,16 @@
 //! The device handle: the shared bind group layout and pipeline cache, what the
-//! plan knows of the device, and the typed entry points.
+//! plan knows of the device (its entry points are in `entry.rs`).
 
 use std::sync::Arc;
 
 use crate::adapter::adapter_from_env;
-use crate::dtype::{Element, SequenceLength};
+use crate::error::Error;
 use crate::pipeline::PipelineCache;
 #[cfg(not(target_arch = "wasm32"))]
 use crate::scope::block_on;
 use crate::submission::default_submission_bytes;
-use crate::tuning::Device;
-use crate::{onnx, CompiledReverse, Error, ReverseSubsequences, Tuning};
+use crate::tuning::Profile;
+use crate::tuning::Tuning;
 
 /// A wgpu device and queue with this crate's layouts and pipeline cache.
 /// Cheap to clone; clones share the cache.
@@ -24,7 +24,7 @@ struct Inner {
     queue: wgpu::Queue,
     bind_group_layout: wgpu::BindGroupLayout,
     /// What the plan tunes for, and the device's features it may use.
-    plan_device: Device,
+    profile: Profile,
     /// Bytes one storage binding may hold: the device's limit, or lower.
     max_binding: u64,
     /// Output bytes of work in one of revseq's own submissions, where bounded.
@@ -153,7 +153,7 @@ impl Gpu {
         Gpu::with_device(
             inner.device.clone(),
             inner.queue.clone(),
-            inner.plan_device.tuning,
+            inner.profile.tuning,
             max_binding,
             inner.submission_bytes,
         )
@@ -171,7 +171,7 @@ impl Gpu {
         Gpu::with_device(
             inner.device.clone(),
             inner.queue.clone(),
-            inner.plan_device.tuning,
+            inner.profile.tuning,
             inner.max_binding,
             bytes.map(|b| b.max(4) & !3),
         )
@@ -190,7 +190,7 @@ impl Gpu {
 
     /// What the plan is tuned for.
     pub fn tuning(&self) -> Tuning {
-        self.inner.plan_device.tuning
+        self.inner.profile.tuning
     }
 
     fn with_device(
@@ -244,7 +244,7 @@ impl Gpu {
         } else {
             0
         };
-        let plan_device = Device {
+        let profile = Profile {
             tuning,
             int64: device.features().contains(wgpu::Features::SHADER_INT64),
             subgroup_size,
@@ -254,7 +254,7 @@ impl Gpu {
                 device,
                 queue,
                 bind_group_layout,
-                plan_device,
+                profile,
                 max_binding,
                 submission_bytes,
                 pipeline_layout,
@@ -283,53 +283,9 @@ impl Gpu {
         self.inner.cache.len()
     }
 
-    /// Validates `desc` against the operator's rules and this device's limits, and
-    /// prepares it to run: the pipeline (from the cache) and the layout uniform.
-    /// Blocks only while wgpu reports whether it accepted them, which natively is
-    /// at once. Not on wasm32: use [`Gpu::compile_async`].
-    ///
-    /// ```
-    /// # fn main() -> Result<(), revseq::Error> {
-    /// use revseq::{DataType, ReverseSubsequences, TensorDesc};
-    /// let gpu = revseq::Gpu::new()?;
-    /// let tensor = TensorDesc::new(DataType::Float16, &[4, 1024]);
-    /// let lengths = TensorDesc::new(DataType::Uint32, &[4, 1]);
-    /// let op = gpu.compile(&ReverseSubsequences::new(tensor.clone(), lengths, tensor, 1))?;
-    /// assert_eq!(op.variant().name(), "rows");
-    /// # Ok(())
-    /// # }
-    /// ```
-    #[cfg(not(target_arch = "wasm32"))]
-    pub fn compile(&self, desc: &ReverseSubsequences) -> Result<CompiledReverse, Error> {
-        block_on(self.compile_async(desc))
-    }
-
-    /// [`Gpu::compile`] without blocking: resolves once wgpu has accepted or
-    /// rejected the pipeline and the uniform.
-    ///
-    /// ```
-    /// # fn main() -> Result<(), revseq::Error> {
-    /// # pollster::block_on(async {
-    /// use revseq::{DataType, ReverseSubsequences, TensorDesc};
-    /// let gpu = revseq::Gpu::new_async().await?;
-    /// let tensor = TensorDesc::new(DataType::Uint8, &[64, 100]);
-    /// let lengths = TensorDesc::new(DataType::Int64, &[1, 100]);
-    /// let op = gpu.compile_async(&ReverseSubsequences::new(tensor.clone(), lengths, tensor, 0)).await?;
-    /// assert_eq!(op.variant().name(), "gather");
-    /// # Ok(())
-    /// # })
-    /// # }
-    /// ```
-    pub async fn compile_async(
-        &self,
-        desc: &ReverseSubsequences,
-    ) -> Result<CompiledReverse, Error> {
-        crate::compile::compile(self, desc).await
-    }
-
     /// What the plan tunes for and may use of the device.
-    pub(crate) fn plan_device(&self) -> Device {
-        self.inner.plan_device
+    pub(crate) fn profile(&self) -> Profile {
+        self.inner.profile
     }
 
     /// The layout every operator's bind groups follow: the uniform at binding 0,
@@ -341,132 +297,11 @@ impl Gpu {
     /// The pipeline of `key`, from the cache or built now.
     pub(crate) async fn pipeline(
         &self,
-        key: crate::PipelineKey,
+        key: crate::kernels::PipelineKey,
     ) -> Result<wgpu::ComputePipeline, Error> {
         self.inner
             .cache
             .get_or_build(&self.inner.device, &self.inner.pipeline_layout, key)
             .await
-    }
-
-    /// Reverses subsequences of a packed tensor. `sequence_lengths` holds one
-    /// length per lane: the tensor of `sizes` with a 1 on `axis`, row-major. Not on
-    /// wasm32: use [`Gpu::reverse_subsequences_async`].
-    ///
-    /// ```
-    /// # fn main() -> Result<(), revseq::Error> {
-    /// let gpu = revseq::Gpu::new()?;
-    /// // Two rows of 4; the first reverses 3 elements, the second none.
-    /// let out = gpu.reverse_subsequences(&[1i32, 2, 3, 4, 5, 6, 7, 8], &[2, 4], &[3u32, 0], 1)?;
-    /// assert_eq!(out, [3, 2, 1, 4, 5, 6, 7, 8]);
-    /// # Ok(())
-    /// # }
-    /// ```
-    #[cfg(not(target_arch = "wasm32"))]
-    pub fn reverse_subsequences<T: Element, L: SequenceLength>(
-        &self,
-        input: &[T],
-        sizes: &[u32],
-        sequence_lengths: &[L],
-        axis: u32,
-    ) -> Result<Vec<T>, Error> {
-        block_on(self.reverse_subsequences_async(input, sizes, sequence_lengths, axis))
-    }
-
-    /// [`Gpu::reverse_subsequences`] without blocking.
-    ///
-    /// ```
-    /// # fn main() -> Result<(), revseq::Error> {
-    /// # pollster::block_on(async {
-    /// let gpu = revseq::Gpu::new_async().await?;
-    /// // Along axis 0 of a 3 x 2 tensor: column 0 reverses 3, column 1 reverses 2.
-    /// let out = gpu
-    ///     .reverse_subsequences_async(&[1u16, 2, 3, 4, 5, 6], &[3, 2], &[3i64, 2], 0)
-    ///     .await?;
-    /// assert_eq!(out, [5, 4, 3, 2, 1, 6]);
-    /// # Ok(())
-    /// # })
-    /// # }
-    /// ```
-    pub async fn reverse_subsequences_async<T: Element, L: SequenceLength>(
-        &self,
-        input: &[T],
-        sizes: &[u32],
-        sequence_lengths: &[L],
-        axis: u32,
-    ) -> Result<Vec<T>, Error> {
-        let desc =
-            ReverseSubsequences::packed::<T, L>(sizes, axis, input.len(), sequence_lengths.len())?;
-        self.run_typed(&desc, input, &L::to_bytes(sequence_lengths))
-            .await
-    }
-
-    /// ONNX `ReverseSequence` (opset 10): for each index `b` along `batch_axis`,
-    /// reverse the first `sequence_lens[b]` elements along `time_axis`. Validates
-    /// as ONNX Runtime's CPU kernel does. Not on wasm32: use
-    /// [`Gpu::reverse_sequence_async`].
-    ///
-    /// ```
-    /// # fn main() -> Result<(), revseq::Error> {
-    /// let gpu = revseq::Gpu::new()?;
-    /// // [batch 2, time 3]: batch 0 reverses 3 steps, batch 1 reverses 2.
-    /// let out = gpu.reverse_sequence(&[1f32, 2., 3., 4., 5., 6.], &[2, 3], &[3, 2], 0, 1)?;
-    /// assert_eq!(out, [3., 2., 1., 5., 4., 6.]);
-    /// # Ok(())
-    /// # }
-    /// ```
-    #[cfg(not(target_arch = "wasm32"))]
-    pub fn reverse_sequence<T: Element>(
-        &self,
-        input: &[T],
-        shape: &[usize],
-        sequence_lens: &[i64],
-        batch_axis: usize,
-        time_axis: usize,
-    ) -> Result<Vec<T>, Error> {
-        block_on(self.reverse_sequence_async(input, shape, sequence_lens, batch_axis, time_axis))
-    }
-
-    /// [`Gpu::reverse_sequence`] without blocking.
-    ///
-    /// ```
-    /// # fn main() -> Result<(), revseq::Error> {
-    /// # pollster::block_on(async {
-    /// let gpu = revseq::Gpu::new_async().await?;
-    /// // [time 3, batch 2]: batch 0 reverses 2 steps, batch 1 all 3.
-    /// let out = gpu
-    ///     .reverse_sequence_async(&[1u8, 2, 3, 4, 5, 6], &[3, 2], &[2, 3], 1, 0)
-    ///     .await?;
-    /// assert_eq!(out, [3, 6, 1, 4, 5, 2]);
-    /// # Ok(())
-    /// # })
-    /// # }
-    /// ```
-    pub async fn reverse_sequence_async<T: Element>(
-        &self,
-        input: &[T],
-        shape: &[usize],
-        sequence_lens: &[i64],
-        batch_axis: usize,
-        time_axis: usize,
-    ) -> Result<Vec<T>, Error> {
-        onnx::validate(shape, input.len(), sequence_lens, batch_axis, time_axis)?;
-        let desc = onnx::descriptor(T::DATA_TYPE, shape, batch_axis, time_axis)?;
-        self.run_typed(&desc, input, bytemuck::cast_slice(sequence_lens))
-            .await
-    }
-
-    async fn run_typed<T: Element>(
-        &self,
-        desc: &ReverseSubsequences,
-        input: &[T],
-        sequence_lengths: &[u8],
-    ) -> Result<Vec<T>, Error> {
-        let compiled = self.compile_async(desc).await?;
-        let mut output = vec![0u8; desc.output.min_size_in_bytes() as usize];
-        compiled
-            .run_async(&T::to_bytes(input), sequence_lengths, &mut output)
-            .await?;
-        Ok(T::from_bytes(&output))
     }
 }

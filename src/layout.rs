@@ -6,8 +6,8 @@
 //! largest first, so output offsets grow with an element's row-major position;
 //! the word kernel relies on that to find which elements fall in an output word.
 
+use crate::operator::ReverseSubsequences;
 use crate::operator::MAX_RANK;
-use crate::ReverseSubsequences;
 
 /// Per-dimension sizes and strides (in elements) of the three tensors.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -129,7 +129,8 @@ impl Layout {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{DataType, TensorDesc};
+    use crate::dtype::DataType;
+    use crate::tensor::TensorDesc;
 
     fn canonical(sizes: &[u32], axis: u32) -> Layout {
         let mut len_sizes = sizes.to_vec();

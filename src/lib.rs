@@ -27,6 +27,7 @@ mod compile;
 mod compiled;
 mod divisor;
 mod dtype;
+mod entry;
 mod error;
 mod gpu;
 mod kernels;

@@ -1,6 +1,9 @@
 //! ONNX `ReverseSequence` (opset 10) in terms of the DirectML operator.
 
-use crate::{DataType, Error, ReverseSubsequences, TensorDesc, TensorRole};
+use crate::dtype::DataType;
+use crate::error::{Error, TensorRole};
+use crate::operator::ReverseSubsequences;
+use crate::tensor::TensorDesc;
 
 /// ONNX Runtime's CPU kernel rules: rank ≥ 2, the axes 0 and 1 in some order, one
 /// length per batch entry, each in `[0, shape[time_axis]]`.

@@ -1,7 +1,8 @@
 //! The operator description and its device-independent validation.
 
 use crate::dtype::{Element, SequenceLength};
-use crate::{Error, TensorDesc, TensorRole};
+use crate::error::{Error, TensorRole};
+use crate::tensor::TensorDesc;
 
 /// Highest rank DirectML accepts, and the most dimensions the kernels carry.
 pub const MAX_RANK: usize = 8;
@@ -109,6 +110,25 @@ impl ReverseSubsequences {
     /// the output well defined: no two output elements may share memory, and no
     /// tensor may exceed [`MAX_TENSOR_BYTES`].
     pub fn validate(&self) -> Result<(), Error> {
+        self.check_ranks()?;
+        self.check_types()?;
+        self.check_sizes()?;
+        for (tensor, desc) in self.tensors() {
+            let bytes = desc.min_size_in_bytes();
+            if bytes > MAX_TENSOR_BYTES {
+                return Err(Error::TensorTooLarge {
+                    tensor,
+                    bytes,
+                    limit: MAX_TENSOR_BYTES,
+                    limit_name: "MAX_TENSOR_BYTES",
+                });
+            }
+        }
+        check_output_nests(&self.output)
+    }
+
+    /// One rank, 1 to 8, for every tensor and its strides, and the axis below it.
+    fn check_ranks(&self) -> Result<(), Error> {
         let rank = self.input.rank();
         if !(1..=MAX_RANK).contains(&rank) {
             return Err(Error::RankOutOfRange {
@@ -140,6 +160,11 @@ impl ReverseSubsequences {
                 rank,
             });
         }
+        Ok(())
+    }
+
+    /// The output's type is the input's; the lengths are 32- or 64-bit integers.
+    fn check_types(&self) -> Result<(), Error> {
         if self.output.data_type() != self.input.data_type() {
             return Err(Error::DataTypeMismatch {
                 expected: self.input.data_type(),
@@ -152,6 +177,11 @@ impl ReverseSubsequences {
                 data_type: length_type,
             });
         }
+        Ok(())
+    }
+
+    /// The output's sizes are the input's; the lengths' too, but 1 on the axis.
+    fn check_sizes(&self) -> Result<(), Error> {
         let axis = self.axis as usize;
         for (dim, &expected) in self.input.sizes().iter().enumerate() {
             let actual = self.output.sizes()[dim];
@@ -179,18 +209,7 @@ impl ReverseSubsequences {
                 });
             }
         }
-        for (tensor, desc) in self.tensors() {
-            let bytes = desc.min_size_in_bytes();
-            if bytes > MAX_TENSOR_BYTES {
-                return Err(Error::TensorTooLarge {
-                    tensor,
-                    bytes,
-                    limit: MAX_TENSOR_BYTES,
-                    limit_name: "MAX_TENSOR_BYTES",
-                });
-            }
-        }
-        check_output_nests(&self.output)
+        Ok(())
     }
 }
 

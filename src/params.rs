@@ -3,7 +3,7 @@
 //! offsets), and how one dispatch fills it.
 
 use crate::divisor::Divisor;
-use crate::window::Dispatch;
+use crate::window::Piece;
 
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
@@ -45,7 +45,7 @@ pub(crate) const PARAMS_SIZE: u64 = std::mem::size_of::<Params>() as u64;
 impl Params {
     /// The layout and window fields of one dispatch over an axis of `axis_size`
     /// positions; the kernel family fills in the rest.
-    pub(crate) fn for_dispatch(piece: &Dispatch, axis_size: u32) -> Params {
+    pub(crate) fn for_dispatch(piece: &Piece, axis_size: u32) -> Params {
         let mut params = Params {
             in_shift: piece.shifts[0],
             len_shift: piece.shifts[1],

@@ -4,10 +4,10 @@
 use std::collections::HashMap;
 use std::sync::{PoisonError, RwLock};
 
+use crate::error::Error;
 use crate::kernels::PipelineKey;
 use crate::scope::Scope;
 use crate::shaders::{Kernel, Source};
-use crate::Error;
 
 #[derive(Default)]
 pub(crate) struct PipelineCache {

@@ -30,8 +30,12 @@
 //! # Ok::<(), revseq::Error>(())
 //! ```
 
+use crate::dtype::DataType;
 use crate::dtype::{Element, SequenceLength};
-use crate::{onnx, DataType, Error, ReverseSubsequences, TensorDesc};
+use crate::error::Error;
+use crate::onnx;
+use crate::operator::ReverseSubsequences;
+use crate::tensor::TensorDesc;
 
 /// Runs `desc` on host bytes. `output` keeps every byte no output element addresses.
 pub fn reverse_subsequences_bytes(

@@ -7,7 +7,7 @@
 
 use std::future::Future;
 
-use crate::Error;
+use crate::error::Error;
 
 /// Validation, out-of-memory and internal error scopes, pushed together.
 pub(crate) struct Scope {

@@ -94,17 +94,20 @@ const FILES: &[(&str, &str)] = &[
         "gather/gather_narrow",
         include_str!("../shaders/gather/gather_narrow.wgsl"),
     ),
-    ("gather/tile", include_str!("../shaders/gather/tile.wgsl")),
+    ("tile/tile", include_str!("../shaders/tile/tile.wgsl")),
     (
-        "cpu/storage_u64",
-        include_str!("../shaders/cpu/storage_u64.wgsl"),
+        "shared/storage_u64",
+        include_str!("../shaders/shared/storage_u64.wgsl"),
     ),
     (
-        "cpu/shared_length",
-        include_str!("../shaders/cpu/shared_length.wgsl"),
+        "rows/shared_length",
+        include_str!("../shaders/rows/shared_length.wgsl"),
     ),
-    ("cpu/rows_64", include_str!("../shaders/cpu/rows_64.wgsl")),
-    ("cpu/columns", include_str!("../shaders/cpu/columns.wgsl")),
+    ("rows/rows_64", include_str!("../shaders/rows/rows_64.wgsl")),
+    (
+        "columns/columns",
+        include_str!("../shaders/columns/columns.wgsl"),
+    ),
     ("trace/record", include_str!("../shaders/trace/record.wgsl")),
 ];
 
@@ -124,7 +127,7 @@ pub enum Kernel {
     /// whole vectors (`rows/rows_narrow.wgsl`).
     RowsNarrow,
     /// [`Variant::Rows`](crate::Variant::Rows) of 8- and 16-byte elements on 64-bit words, on a CPU
-    /// adapter (`cpu/rows_64.wgsl`).
+    /// adapter (`rows/rows_64.wgsl`).
     Rows64,
     /// [`Variant::Rows`](crate::Variant::Rows) over a lane longer than a binding window, paired with
     /// each input window in turn (`rows/pairs.wgsl`).
@@ -135,9 +138,9 @@ pub enum Kernel {
     Gather,
     /// [`Variant::Gather`](crate::Variant::Gather) on 32-bit words (`gather/gather_narrow.wgsl`).
     GatherNarrow,
-    /// [`Variant::Tile`](crate::Variant::Tile) (`gather/tile.wgsl`).
+    /// [`Variant::Tile`](crate::Variant::Tile) (`tile/tile.wgsl`).
     Tile,
-    /// [`Variant::Columns`](crate::Variant::Columns) (`cpu/columns.wgsl`).
+    /// [`Variant::Columns`](crate::Variant::Columns) (`columns/columns.wgsl`).
     Columns,
 }
 
@@ -167,13 +170,13 @@ impl Kernel {
             Kernel::Subwords => "general/subwords",
             Kernel::Rows => "rows/rows",
             Kernel::RowsNarrow => "rows/rows_narrow",
-            Kernel::Rows64 => "cpu/rows_64",
+            Kernel::Rows64 => "rows/rows_64",
             Kernel::RowPairs => "rows/pairs",
             Kernel::Runs => "runs/runs",
             Kernel::Gather => "gather/gather",
             Kernel::GatherNarrow => "gather/gather_narrow",
-            Kernel::Tile => "gather/tile",
-            Kernel::Columns => "cpu/columns",
+            Kernel::Tile => "tile/tile",
+            Kernel::Columns => "columns/columns",
         }
     }
 }
@@ -187,7 +190,7 @@ pub enum Storage {
     /// 32-bit words (`shared/storage_words.wgsl`).
     Words,
     /// 16-byte vectors of two 64-bit words, on a device with `SHADER_INT64`
-    /// (`cpu/storage_u64.wgsl`).
+    /// (`shared/storage_u64.wgsl`).
     U64,
 }
 
@@ -207,7 +210,7 @@ impl Storage {
         match self {
             Storage::Vec4 => "shared/storage_vec4",
             Storage::Words => "shared/storage_words",
-            Storage::U64 => "cpu/storage_u64",
+            Storage::U64 => "shared/storage_u64",
         }
     }
 }
@@ -221,7 +224,7 @@ pub struct Source {
     /// How the tensors are stored (`storage`).
     pub storage: Storage,
     /// Whether the invocations of a `rows` row share one length load through
-    /// subgroup operations (`row_length`: `cpu/shared_length.wgsl`, else
+    /// subgroup operations (`row_length`: `rows/shared_length.wgsl`, else
     /// `rows/own_length.wgsl`).
     pub shared_lengths: bool,
     /// Whether the divisions' multiply-high is one 64-bit multiply (`mul_high`:
@@ -274,7 +277,7 @@ impl Source {
             "storage" => self.storage.file(),
             "mul_high" if self.wide_multiply => "shared/mul_high_u64",
             "mul_high" => "shared/mul_high_halves",
-            "row_length" if self.shared_lengths => "cpu/shared_length",
+            "row_length" if self.shared_lengths => "rows/shared_length",
             "row_length" => "rows/own_length",
             "mirror" if self.storage == Storage::Words => "rows/mirror_narrow",
             "mirror" => "rows/mirror",

@@ -16,7 +16,7 @@
 
 use std::collections::{BTreeMap, HashSet};
 
-use crate::TensorRole;
+use crate::error::TensorRole;
 
 /// Whether an access reads or writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -240,8 +240,17 @@ impl Model {
 
     /// Counts what `accesses` cost a GPU of this shape.
     pub fn analyze(&self, accesses: &[Access]) -> Report {
-        let sector = u64::from(self.sector_bytes);
-        // Each invocation's accesses in program order, numbered within their class.
+        let mut report = self.count_instructions(accesses);
+        let (bytes_requested, round_trips) = in_flight(accesses);
+        report.bytes_requested = bytes_requested;
+        report.round_trips = round_trips;
+        report
+    }
+
+    /// The warp instructions `accesses` make: each invocation's k-th access of a
+    /// class is its warp's k-th instruction of that class, in the order the warp
+    /// issues them (by the earliest ordinal that reaches them).
+    fn instructions<'a>(&self, accesses: &'a [Access]) -> Vec<(Instruction, Vec<&'a Access>)> {
         let mut ordered: Vec<&Access> = accesses.iter().collect();
         ordered.sort_by_key(|a| (a.dispatch, a.workgroup, a.local, a.ordinal));
         let mut occurrences: std::collections::HashMap<
@@ -264,24 +273,30 @@ impl Model {
             *occurrence += 1;
             instructions.entry(key).or_default().push(a);
         }
-        // In the order the warp issues them: by the earliest ordinal that reaches them.
-        let mut issued: Vec<(&Instruction, &Vec<&Access>)> = instructions.iter().collect();
+        let mut issued: Vec<(Instruction, Vec<&Access>)> = instructions.into_iter().collect();
         issued.sort_by_key(|(key, lanes)| {
             let first = lanes.iter().map(|a| a.ordinal).min().unwrap_or(0);
             (key.0, key.1, key.2, first)
         });
+        issued
+    }
+
+    /// Sectors, bytes and lanes of each warp instruction of `accesses`.
+    fn count_instructions(&self, accesses: &[Access]) -> Report {
+        let sector = u64::from(self.sector_bytes);
         let mut report = Report::default();
         let mut output = HashSet::new();
         // Per warp: the sectors it touched so far, and those its loads brought in.
         let mut touched: HashSet<(u32, u32, u32, TensorRole, u64)> = HashSet::new();
         let mut loaded: HashSet<(u32, u32, u32, TensorRole, u64)> = HashSet::new();
-        for (&(dispatch, workgroup, warp, kind, tensor, _, _), lanes) in issued {
+        for ((dispatch, workgroup, warp, kind, tensor, _, _), lanes) in self.instructions(accesses)
+        {
             let ordinals: HashSet<u32> = lanes.iter().map(|a| a.ordinal).collect();
             if ordinals.len() > 1 {
                 report.divergent += 1;
             }
             let mut bytes = HashSet::new();
-            for a in lanes {
+            for a in &lanes {
                 bytes.extend((0..a.bytes).map(|b| u64::from(a.address) + u64::from(b)));
             }
             let sectors: HashSet<u64> = bytes.iter().map(|b| b / sector).collect();
@@ -310,18 +325,24 @@ impl Model {
         }
         report.bytes_needed = output.len() as u64;
         report.bytes_loaded = loaded.len() as u64 * sector;
-        let mut invocations: BTreeMap<(u32, u32, u32), (u64, bool)> = BTreeMap::new();
-        for a in accesses.iter().filter(|a| a.kind == Kind::Load) {
-            let loads = invocations
-                .entry((a.dispatch, a.workgroup, a.local))
-                .or_default();
-            loads.0 += u64::from(a.bytes);
-            loads.1 |= a.waits;
-        }
-        for &(bytes, waits) in invocations.values() {
-            report.bytes_requested += bytes;
-            report.round_trips += 1 + u64::from(waits);
-        }
         report
     }
+}
+
+/// Bytes the invocations' loads ask for, and the round trips they take: one, or
+/// two where some load waits on another; summed over invocations that load.
+fn in_flight(accesses: &[Access]) -> (u64, u64) {
+    let mut invocations: BTreeMap<(u32, u32, u32), (u64, bool)> = BTreeMap::new();
+    for a in accesses.iter().filter(|a| a.kind == Kind::Load) {
+        let loads = invocations
+            .entry((a.dispatch, a.workgroup, a.local))
+            .or_default();
+        loads.0 += u64::from(a.bytes);
+        loads.1 |= a.waits;
+    }
+    invocations
+        .values()
+        .fold((0, 0), |(bytes, trips), &(b, waits)| {
+            (bytes + b, trips + 1 + u64::from(waits))
+        })
 }

@@ -15,7 +15,7 @@
 use std::time::Duration;
 
 #[cfg(not(target_arch = "wasm32"))]
-use crate::Error;
+use crate::error::Error;
 
 /// The longest pause between two polls of a wait.
 #[cfg(not(target_arch = "wasm32"))]

@@ -1,6 +1,6 @@
 //! Tensor descriptions, as DirectML's `DML_BUFFER_TENSOR_DESC` gives them.
 
-use crate::DataType;
+use crate::dtype::DataType;
 
 /// A tensor's data type, sizes and optional strides (in elements).
 ///

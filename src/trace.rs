@@ -12,12 +12,14 @@
 
 use wgpu::util::DeviceExt;
 
+use crate::compiled::CompiledReverse;
+use crate::error::{Error, TensorRole};
+use crate::gpu::Gpu;
 use crate::params::PARAMS_SIZE;
 use crate::scope::{block_on, Scope};
 use crate::shaders::{Kernel, Source, Storage};
 use crate::simt::{Access, Kind, WorkgroupAccess};
 use crate::window::Window;
-use crate::{CompiledReverse, Error, Gpu, TensorRole};
 
 /// Records the trace buffer holds before the trace is cut short: 16 MiB.
 const CAPACITY: u64 = 1 << 20;
@@ -61,11 +63,14 @@ impl CompiledReverse {
             })
             .collect();
         let source = self.key.source();
+        let program = Program {
+            wgsl: &source.traced_wgsl(),
+            label: &source.label(),
+            constants: &self.key.constants(),
+        };
         run(
             &self.gpu,
-            &source.traced_wgsl(),
-            &source.label(),
-            &self.key.constants(),
+            &program,
             &dispatches,
             [
                 &input[..self.bytes[0] as usize],
@@ -120,11 +125,14 @@ pub fn trace_wgsl(
     };
     let mut all = vec![("WORKGROUP_SIZE", 256.0)];
     all.extend_from_slice(constants);
+    let program = Program {
+        wgsl: &traced,
+        label: "revseq::trace",
+        constants: &all,
+    };
     run(
         gpu,
-        &traced,
-        "revseq::trace",
-        &all,
+        &program,
         &[dispatch],
         [input, &[0; 4]],
         output_bytes.next_multiple_of(4),
@@ -158,12 +166,24 @@ struct Traced<'a> {
     workgroups: [u32; 2],
 }
 
-#[allow(clippy::too_many_arguments)]
+/// A kernel's trace build: its WGSL, a label, and its constants.
+struct Program<'a> {
+    wgsl: &'a str,
+    label: &'a str,
+    constants: &'a [(&'a str, f64)],
+}
+
+/// The buffers of a traced run: the tensors at bindings 1-3 and the trace at 4.
+struct Buffers {
+    tensors: [wgpu::Buffer; 3],
+    records: wgpu::Buffer,
+}
+
+/// Runs `program` over `dispatches` on the host's `input` and `lengths` and an
+/// output binding of `output_bytes`, every `every`-th workgroup traced.
 fn run(
     gpu: &Gpu,
-    wgsl: &str,
-    label: &str,
-    constants: &[(&str, f64)],
+    program: &Program,
     dispatches: &[Traced],
     [input, lengths]: [&[u8]; 2],
     output_bytes: u64,
@@ -171,6 +191,66 @@ fn run(
 ) -> Result<Trace, Error> {
     let device = gpu.device();
     let scope = Scope::push(device);
+    let (layout, pipeline) = pipeline(device, program, every);
+    let buffer = |contents: &[u8], usage| {
+        let mut padded = contents.to_vec();
+        padded.resize(contents.len().next_multiple_of(4).max(4), 0);
+        device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("revseq::trace"),
+            contents: &padded,
+            usage: wgpu::BufferUsages::STORAGE | usage,
+        })
+    };
+    let copied = wgpu::BufferUsages::COPY_SRC;
+    let buffers = Buffers {
+        tensors: [
+            buffer(input, wgpu::BufferUsages::empty()),
+            buffer(lengths, wgpu::BufferUsages::empty()),
+            buffer(&vec![0; output_bytes as usize], copied),
+        ],
+        records: buffer(
+            &vec![0; (16 + 16 * CAPACITY) as usize],
+            copied | wgpu::BufferUsages::COPY_DST,
+        ),
+    };
+    block_on(scope.pop("building the trace pipeline"))?;
+
+    let mut trace = Trace {
+        accesses: Vec::new(),
+        workgroup_memory: Vec::new(),
+        output: Vec::new(),
+    };
+    for (index, dispatch) in dispatches.iter().enumerate() {
+        if dispatch.workgroups[0] == 0 {
+            continue;
+        }
+        let bind_group = bind_group(device, &layout, &buffers, dispatch);
+        let mut encoder = device.create_command_encoder(&Default::default());
+        encoder.clear_buffer(&buffers.records, 0, Some(16));
+        {
+            let mut pass = encoder.begin_compute_pass(&Default::default());
+            pass.set_pipeline(&pipeline);
+            pass.set_bind_group(0, &bind_group, &[]);
+            pass.dispatch_workgroups(dispatch.workgroups[0], dispatch.workgroups[1], 1);
+        }
+        decode(
+            index as u32,
+            &read_back(gpu, encoder, &buffers.records)?,
+            &mut trace,
+        )?;
+    }
+    let encoder = device.create_command_encoder(&Default::default());
+    trace.output = read_back(gpu, encoder, &buffers.tensors[2])?;
+    Ok(trace)
+}
+
+/// The trace build's bind group layout (the uniform, the tensors, the trace)
+/// and `program`'s pipeline, tracing every `every`-th workgroup.
+fn pipeline(
+    device: &wgpu::Device,
+    program: &Program,
+    every: u32,
+) -> (wgpu::BindGroupLayout, wgpu::ComputePipeline) {
     let entry = |binding, ty| wgpu::BindGroupLayoutEntry {
         binding,
         visibility: wgpu::ShaderStages::COMPUTE,
@@ -182,17 +262,15 @@ fn run(
         has_dynamic_offset: false,
         min_binding_size: None,
     };
+    let uniform = wgpu::BindingType::Buffer {
+        ty: wgpu::BufferBindingType::Uniform,
+        has_dynamic_offset: false,
+        min_binding_size: wgpu::BufferSize::new(PARAMS_SIZE),
+    };
     let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
         label: Some("revseq::trace"),
         entries: &[
-            entry(
-                0,
-                wgpu::BindingType::Buffer {
-                    ty: wgpu::BufferBindingType::Uniform,
-                    has_dynamic_offset: false,
-                    min_binding_size: wgpu::BufferSize::new(PARAMS_SIZE),
-                },
-            ),
+            entry(0, uniform),
             entry(1, storage(true)),
             entry(2, storage(true)),
             entry(3, storage(false)),
@@ -205,13 +283,13 @@ fn run(
         immediate_size: 0,
     });
     let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-        label: Some(label),
-        source: wgpu::ShaderSource::Wgsl(wgsl.into()),
+        label: Some(program.label),
+        source: wgpu::ShaderSource::Wgsl(program.wgsl.into()),
     });
-    let mut constants = constants.to_vec();
+    let mut constants = program.constants.to_vec();
     constants.push(("TRACE_EVERY", f64::from(every.max(1))));
     let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-        label: Some(label),
+        label: Some(program.label),
         layout: Some(&pipeline_layout),
         module: &module,
         entry_point: Some(Kernel::ENTRY_POINT),
@@ -221,128 +299,87 @@ fn run(
         },
         cache: None,
     });
-    let buffer = |contents: &[u8], usage| {
-        let mut padded = contents.to_vec();
-        padded.resize(contents.len().next_multiple_of(4).max(4), 0);
-        device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("revseq::trace"),
-            contents: &padded,
-            usage: wgpu::BufferUsages::STORAGE | usage,
+    (layout, pipeline)
+}
+
+/// `dispatch`'s bind group: its uniform, its windows of the tensors, the trace.
+fn bind_group(
+    device: &wgpu::Device,
+    layout: &wgpu::BindGroupLayout,
+    buffers: &Buffers,
+    dispatch: &Traced,
+) -> wgpu::BindGroup {
+    let entry = |binding: u32, resource| wgpu::BindGroupEntry { binding, resource };
+    let window = |t: usize| {
+        let w = dispatch.windows[t];
+        wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+            buffer: &buffers.tensors[t],
+            offset: w.offset,
+            size: wgpu::BufferSize::new(w.size),
         })
     };
-    let input = buffer(input, wgpu::BufferUsages::empty());
-    let lengths = buffer(lengths, wgpu::BufferUsages::empty());
-    let output = buffer(
-        &vec![0; output_bytes as usize],
-        wgpu::BufferUsages::COPY_SRC,
-    );
-    let trace_bytes = 16 + 16 * CAPACITY;
-    let records = buffer(
-        &vec![0; trace_bytes as usize],
-        wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
-    );
-    block_on(scope.pop("building the trace pipeline"))?;
-
-    let mut accesses = Vec::new();
-    let mut workgroup_memory = Vec::new();
-    for (index, dispatch) in dispatches.iter().enumerate() {
-        if dispatch.workgroups[0] == 0 {
-            continue;
-        }
-        fn window(buffer: &wgpu::Buffer, w: Window) -> wgpu::BindingResource<'_> {
-            wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                buffer,
-                offset: w.offset,
-                size: wgpu::BufferSize::new(w.size),
-            })
-        }
-        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("revseq::trace"),
-            layout: &layout,
-            entries: &[
-                wgpu::BindGroupEntry {
-                    binding: 0,
-                    resource: dispatch.params.clone(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 1,
-                    resource: window(&input, dispatch.windows[0]),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 2,
-                    resource: window(&lengths, dispatch.windows[1]),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 3,
-                    resource: window(&output, dispatch.windows[2]),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 4,
-                    resource: records.as_entire_binding(),
-                },
-            ],
-        });
-        let mut encoder = device.create_command_encoder(&Default::default());
-        encoder.clear_buffer(&records, 0, Some(16));
-        {
-            let mut pass = encoder.begin_compute_pass(&Default::default());
-            pass.set_pipeline(&pipeline);
-            pass.set_bind_group(0, &bind_group, &[]);
-            pass.dispatch_workgroups(dispatch.workgroups[0], dispatch.workgroups[1], 1);
-        }
-        let bytes = read_back(gpu, encoder, &records)?;
-        let count = u64::from(u32::from_le_bytes(bytes[..4].try_into().unwrap()));
-        if count > CAPACITY {
-            return Err(Error::TraceOverflow {
-                records: count,
-                capacity: CAPACITY,
-            });
-        }
-        let words: &[u32] = bytemuck::cast_slice(&bytes[16..16 + 16 * count as usize]);
-        for r in words.chunks_exact(4) {
-            let kind = r[3] >> 8;
-            let (workgroup, local, ordinal) = (r[0], r[1] & 0xfff, r[1] >> 12);
-            let access_kind = if kind & 1 == 0 {
-                Kind::Load
-            } else {
-                Kind::Store
-            };
-            let tensor = match (kind & 7) >> 1 {
-                0 => TensorRole::Input,
-                1 => TensorRole::SequenceLengths,
-                2 => TensorRole::Output,
-                _ => {
-                    workgroup_memory.push(WorkgroupAccess {
-                        dispatch: index as u32,
-                        workgroup,
-                        local,
-                        ordinal,
-                        address: r[2],
-                        kind: access_kind,
-                    });
-                    continue;
-                }
-            };
-            accesses.push(Access {
-                dispatch: index as u32,
-                workgroup,
-                local,
-                ordinal,
-                address: r[2],
-                bytes: r[3] & 0xff,
-                kind: access_kind,
-                tensor,
-                waits: kind & 8 != 0,
-            });
-        }
-    }
-    let encoder = device.create_command_encoder(&Default::default());
-    let output = read_back(gpu, encoder, &output)?;
-    Ok(Trace {
-        accesses,
-        workgroup_memory,
-        output,
+    device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some("revseq::trace"),
+        layout,
+        entries: &[
+            entry(0, dispatch.params.clone()),
+            entry(1, window(0)),
+            entry(2, window(1)),
+            entry(3, window(2)),
+            entry(4, buffers.records.as_entire_binding()),
+        ],
     })
+}
+
+/// Appends the records of dispatch `index`'s trace buffer (`bytes`) to `trace`:
+/// (sampled workgroup, local invocation | ordinal << 12, address, bytes | kind
+/// << 8), as `shaders/trace/record.wgsl` writes them.
+fn decode(index: u32, bytes: &[u8], trace: &mut Trace) -> Result<(), Error> {
+    let count = u64::from(u32::from_le_bytes(bytes[..4].try_into().unwrap()));
+    if count > CAPACITY {
+        return Err(Error::TraceOverflow {
+            records: count,
+            capacity: CAPACITY,
+        });
+    }
+    let words: &[u32] = bytemuck::cast_slice(&bytes[16..16 + 16 * count as usize]);
+    for r in words.chunks_exact(4) {
+        let kind = r[3] >> 8;
+        let (workgroup, local, ordinal) = (r[0], r[1] & 0xfff, r[1] >> 12);
+        let access_kind = if kind & 1 == 0 {
+            Kind::Load
+        } else {
+            Kind::Store
+        };
+        let tensor = match (kind & 7) >> 1 {
+            0 => TensorRole::Input,
+            1 => TensorRole::SequenceLengths,
+            2 => TensorRole::Output,
+            _ => {
+                trace.workgroup_memory.push(WorkgroupAccess {
+                    dispatch: index,
+                    workgroup,
+                    local,
+                    ordinal,
+                    address: r[2],
+                    kind: access_kind,
+                });
+                continue;
+            }
+        };
+        trace.accesses.push(Access {
+            dispatch: index,
+            workgroup,
+            local,
+            ordinal,
+            address: r[2],
+            bytes: r[3] & 0xff,
+            kind: access_kind,
+            tensor,
+            waits: kind & 8 != 0,
+        });
+    }
+    Ok(())
 }
 
 /// Submits `encoder` with a copy of `buffer` and waits for its bytes.
@@ -356,19 +393,19 @@ fn read_back(
         context: "reading a trace back",
         message,
     };
-    let staging = device.create_buffer(&wgpu::BufferDescriptor {
+    let readback = device.create_buffer(&wgpu::BufferDescriptor {
         label: Some("revseq::trace readback"),
         size: buffer.size(),
         usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
         mapped_at_creation: false,
     });
-    encoder.copy_buffer_to_buffer(buffer, 0, &staging, 0, buffer.size());
+    encoder.copy_buffer_to_buffer(buffer, 0, &readback, 0, buffer.size());
     let scope = Scope::push(device);
     gpu.queue().submit([encoder.finish()]);
     block_on(scope.pop("running a traced kernel"))?;
-    staging.map_async(wgpu::MapMode::Read, .., |_| {});
+    readback.map_async(wgpu::MapMode::Read, .., |_| {});
     crate::wait_for_queue(device, gpu.queue())?;
-    let view = staging
+    let view = readback
         .get_mapped_range(..)
         .map_err(|e| wgpu_error(e.to_string()))?;
     Ok(view.to_vec())

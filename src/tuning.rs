@@ -38,7 +38,7 @@ impl Tuning {
 
 /// What the plan knows of the device it plans for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Device {
+pub(crate) struct Profile {
     pub(crate) tuning: Tuning,
     /// The device has `SHADER_INT64`.
     pub(crate) int64: bool,
@@ -47,7 +47,7 @@ pub(crate) struct Device {
     pub(crate) subgroup_size: u32,
 }
 
-impl Device {
+impl Profile {
     fn cpu(&self) -> bool {
         self.tuning == Tuning::Cpu
     }
@@ -94,8 +94,8 @@ pub(crate) fn lane_walk_interleave(tuning: Tuning, interleave: u32, vecs: u32) -
 /// partial products: on a GPU whose device has `SHADER_INT64`, where it is one
 /// instruction against about ten. On a CPU adapter it measured no faster
 /// (docs/gpu-model.md), and only the kernels on 64-bit words take it there.
-pub(crate) fn wide_multiply(device: &Device) -> bool {
-    device.tuning == Tuning::Gpu && device.int64
+pub(crate) fn wide_multiply(profile: &Profile) -> bool {
+    profile.tuning == Tuning::Gpu && profile.int64
 }
 
 /// The most positions of the axis `columns` holds in registers, in 8, 16, 32 or 64
@@ -107,7 +107,7 @@ pub(crate) const COLUMN_ROWS: u32 = 64;
 /// for axes of a few hundred positions.
 pub(crate) const GATHER_BAND_VECS: u32 = 256;
 
-/// The subgroup size `shaders/cpu/shared_length.wgsl` is written for (lavapipe's on
+/// The subgroup size `shaders/rows/shared_length.wgsl` is written for (lavapipe's on
 /// 256-bit vectors): its broadcasts name members 0 to 7.
 pub(crate) const SHARED_SUBGROUP: u32 = 8;
 
@@ -137,67 +137,9 @@ pub(crate) fn runs_steps(tuning: Tuning, vector_bytes: u32) -> u32 {
     }
 }
 
-/// How `runs` walks a windowed pair: a piece of whole positions and an input
-/// window of whole positions (`src/window.rs`), where the axis spans several
-/// windows.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum PairWalk {
-    /// An invocation per vector group of one position's runs, walking the
-    /// positions whose sources the window holds; most find none.
-    ByRun,
-    /// A fixed grid of [`pair_invocations`]: each workgroup takes its lanes (a
-    /// lane: one sequence, its run at each position), or a share of one, and strides over the vectors
-    /// the pair moves in them.
-    ByLane,
-}
-
-/// How `runs` walks a windowed pair of a layout with `lanes` runs per position,
-/// where walking run by run starts `by_run` invocations. A CPU adapter pays for
-/// each invocation it starts, idle or not, so a small grid walks the lanes, where
-/// they are few (many lanes walk pairs only where nothing else can run them:
-/// [`walks_pairs`]). A GPU retires idle invocations cheaply, so each run gets its
-/// own, unless that leaves too few to keep its memory busy: each walks its
-/// positions one after another, and short lanes over a long axis (`[T, 2, 64]`)
-/// would leave a few hundred invocations each walking thousands of them.
-pub(crate) fn pair_walk(tuning: Tuning, lanes: u64, by_run: u64) -> PairWalk {
-    match tuning {
-        Tuning::Cpu if lanes <= CPU_PAIR_LANES => PairWalk::ByLane,
-        Tuning::Gpu if by_run < GPU_PAIR_FILL => PairWalk::ByLane,
-        _ => PairWalk::ByRun,
-    }
-}
-
-/// The fewest invocations a GPU's pair walks run by run: with their 4 vectors
-/// each, 2 MiB in flight, what a memory system of a few TB/s with a latency near
-/// a microsecond keeps busy (Little's law). Fewer walk lane by lane in the fixed
-/// grid of [`pair_invocations`], which shares each lane's positions among them.
-const GPU_PAIR_FILL: u64 = 32 * 1024;
-
-/// Whether `runs` walks windowed pairs, for a layout with `lanes` runs per
-/// position (`by_run` invocations walking run by run, as [`pair_walk`] takes)
-/// whose pairs move `bytes_per_pair` on average, rather than staging its
-/// pieces through scratch. Always on a GPU. On a CPU adapter each lane costs its
-/// workgroups a visit in every pair, and every dispatch costs about what moving a
-/// few MiB does, while staging costs two copies of the tensor: so only for a few
-/// lanes and large pairs (`docs/windows.md` has the timings).
-pub(crate) fn walks_pairs(tuning: Tuning, lanes: u64, by_run: u64, bytes_per_pair: u64) -> bool {
-    match tuning {
-        Tuning::Gpu => true,
-        Tuning::Cpu => {
-            pair_walk(tuning, lanes, by_run) == PairWalk::ByLane && bytes_per_pair >= CPU_PAIR_BYTES
-        }
-    }
-}
-
-/// The most lanes a CPU adapter's pair walk loops over.
-const CPU_PAIR_LANES: u64 = 64;
-
-/// The fewest bytes a CPU adapter's walked pair moves on average.
-const CPU_PAIR_BYTES: u64 = 4 << 20;
-
 /// Invocations of a `rows/pairs` dispatch, and of a `runs` pair walked lane by
 /// lane, which stride over the vectors its pair of windows writes: enough to
-/// fill the device, few enough that a pair with nothing to write (most pairs of a
+/// fill the profile, few enough that a pair with nothing to write (most pairs of a
 /// long lane) costs little. A CPU adapter pays for each workgroup it starts, even
 /// one that returns at once, so it gets a few per thread.
 pub(crate) fn pair_invocations(tuning: Tuning) -> u32 {
@@ -228,8 +170,8 @@ pub(crate) fn touch_ahead(tuning: Tuning, element_bytes: u32, vector_bytes: u32)
 /// family takes (32, and 64 where a CPU adapter gains by it: half the
 /// per-invocation loops of 32-bit words): 64 where allowed on a CPU adapter whose
 /// device has `SHADER_INT64`. On a GPU a 16-byte vector is one access either way.
-pub(crate) fn access_bits(device: &Device, sizes: &[u32]) -> u32 {
-    if device.cpu() && device.int64 && sizes.contains(&64) {
+pub(crate) fn access_bits(profile: &Profile, sizes: &[u32]) -> u32 {
+    if profile.cpu() && profile.int64 && sizes.contains(&64) {
         64
     } else {
         32
@@ -237,19 +179,19 @@ pub(crate) fn access_bits(device: &Device, sizes: &[u32]) -> u32 {
 }
 
 /// Invocations of one `rows` row that share one load of its length and pass each
-/// other their spans' tops (`shaders/cpu/shared_length.wgsl`): on a CPU adapter
+/// other their spans' tops (`shaders/rows/shared_length.wgsl`): on a CPU adapter
 /// whose subgroups are [`SHARED_SUBGROUP`] invocations, for 1- to 4-byte elements
 /// on 64-bit words, the largest power of two that divides the row's `per_row`
 /// invocations, up to a subgroup; 1 (each loads its own) anywhere else, where it
 /// gains nothing (docs/performance.md).
 pub(crate) fn shared_lengths(
-    device: &Device,
+    profile: &Profile,
     per_row: u32,
     element_bytes: u32,
     access_bits: u32,
 ) -> u32 {
-    if device.cpu()
-        && device.subgroup_size == SHARED_SUBGROUP
+    if profile.cpu()
+        && profile.subgroup_size == SHARED_SUBGROUP
         && access_bits == 64
         && element_bytes <= 4
         && per_row > 0

@@ -11,6 +11,10 @@ use revseq::simt::{Model, Report, WorkgroupMemory};
 use revseq::trace::{kernel_wgsl, trace_wgsl};
 use revseq::{reference, Gpu, ReverseSubsequences, Tuning};
 
+use crate::bench::Bench;
+use crate::cli::Args;
+use crate::layouts::{descriptor, host_tensors, LAYOUTS};
+
 /// Workgroups a trace records, about: spread over the whole dispatch.
 const SAMPLED_WORKGROUPS: u32 = 48;
 
@@ -262,4 +266,73 @@ pub(crate) fn print_row(width: &str, layout: &str, figures: &[Figures], target: 
         let _ = write!(line, " | {:<8} {:>6} {:>6} {:>7}", "", "", "", "");
     }
     println!("{line} | {target}");
+}
+
+/// `--gpu-model`: the rows under the SIMT model, and whether each meets its target.
+pub(crate) fn run(bench: &Bench, args: &Args, info: &wgpu::AdapterInfo) {
+    let bytes = args.mib.unwrap_or(16) << 20;
+    println!(
+        "GPU model of memory traffic, from the trace build of the real kernels (not a timing): warps of 32 invocations \
+         and 32-byte sectors under Tuning::Gpu (w64: warps of 64), Tuning::Cpu beside it; loads, stores = sector \
+         efficiency (fewest sectors that hold the bytes moved / sectors touched); instr = memory instructions per \
+         512 bytes of output; loaded = bytes DRAM delivers per byte of output; idle = idle lanes per load; banks = \
+         workgroup-memory wavefronts per instruction; idle wg = launched workgroups without work; flight = bytes an \
+         invocation has outstanding per round trip to memory\n"
+    );
+    print_header();
+    let copy = copy_kernel(&bench.gpu, bytes);
+    print_row("16B", "copy (1 vector)", &copy, "");
+    let strided = strided_copy(&bench.gpu, bytes);
+    print_row("16B", "copy, 1B strided", &strided, "");
+    let mut rows = Vec::new();
+    for data_type in args.widths() {
+        let elements = (bytes / u64::from(data_type.size_in_bytes())) as u32;
+        for layout in LAYOUTS
+            .into_iter()
+            .chain(["odd-rows", "strided-axis"])
+            .filter(|l| args.wants_layout(l))
+        {
+            let desc = descriptor(layout, data_type, elements);
+            let (input, lengths) = host_tensors(&desc);
+            let row = model_row(&bench.gpu, layout, &desc, &input, &lengths);
+            let target = match (row.targets(), row.meets()) {
+                (Some((loads, stores)), Some(meets)) => format!(
+                    "≥ {loads} / {stores}: {}",
+                    if meets { "meets" } else { "MISSES" }
+                ),
+                _ => String::new(),
+            };
+            let verified = if row.verified { "" } else { " NOT VERIFIED" };
+            print_row(
+                &format!("{}B", data_type.size_in_bytes()),
+                &row.layout,
+                &row.figures,
+                &format!("{target}{verified}"),
+            );
+            rows.push(row);
+        }
+    }
+    let with_targets: Vec<_> = rows.iter().filter_map(|r| r.meets()).collect();
+    println!(
+        "\ntargets under Tuning::Gpu at warp 32: {} of {} rows meet them",
+        with_targets.iter().filter(|&&m| m).count(),
+        with_targets.len()
+    );
+    if let Some(path) = &args.json {
+        let escape = |s: &str| s.replace('\\', "\\\\").replace('"', "\\\"");
+        let copy: Vec<String> = copy.iter().map(Figures::json).collect();
+        let rows: Vec<String> = rows.iter().map(ModelRow::json).collect();
+        let json = format!(
+            "{{\n  \"adapter\": {{\"name\": \"{}\", \"backend\": \"{:?}\"}},\n  \"copy_kernel\": {{\"gpu_model\": [{}]}},\n  \"rows\": [\n{}\n  ]\n}}\n",
+            escape(&info.name),
+            info.backend,
+            copy.join(", "),
+            rows.join(",\n")
+        );
+        std::fs::write(path, json).unwrap_or_else(|e| panic!("writing {path}: {e}"));
+    }
+    if rows.iter().any(|r| !r.verified) {
+        eprintln!("some traced rows differ from the reference");
+        std::process::exit(1);
+    }
 }

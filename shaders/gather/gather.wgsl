@@ -4,7 +4,7 @@
 // element from the tensor. Each invocation owns one vector column and STEPS
 // positions along the axis (`gather/blocks.wgsl`), loading the column's lengths
 // once for all of them. This is the fallback for per-element lengths: a CPU
-// adapter runs `cpu/columns.wgsl` along short axes, a GPU `gather/tile.wgsl`
+// adapter runs `columns/columns.wgsl` along short axes, a GPU `tile/tile.wgsl`
 // wherever a workgroup's tile holds the axis.
 //
 // The column's lengths live in four vec4 (no private array, whose dynamic indexing

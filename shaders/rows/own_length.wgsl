@@ -1,6 +1,6 @@
 // How a `rows` invocation gets its row's sequence length, and the top of its first
 // span (`rows/rows.wgsl`): each loads its own. On a CPU adapter with 8-invocation
-// subgroups, `cpu/shared_length.wgsl` takes this file's place.
+// subgroups, `rows/shared_length.wgsl` takes this file's place.
 #import shared/lengths
 
 // The invocation's place in its workgroup, as the kernel's entry point takes it.

@@ -2,13 +2,13 @@
 // invocation writes STEPS consecutive 16-byte vectors of one row
 // (`rows/segments.wgsl`), computing on 32-bit words whatever the storage holds:
 // four-word vectors (`shared/storage_vec4.wgsl`), or two 64-bit words split in
-// registers on a CPU adapter that has them (`cpu/storage_u64.wgsl`; 8- and
-// 16-byte elements take `cpu/rows_64.wgsl` there).
+// registers on a CPU adapter that has them (`shared/storage_u64.wgsl`; 8- and
+// 16-byte elements take `rows/rows_64.wgsl` there).
 //
 // Each step loads one new source vector and reuses the previous step's as the
 // upper vector of its span. The invocation's first output vector needs one more,
 // its span's top, which another invocation of the row loads as a source anyway;
-// `row_length` (`rows/own_length.wgsl`, or `cpu/shared_length.wgsl` on a CPU
+// `row_length` (`rows/own_length.wgsl`, or `rows/shared_length.wgsl` on a CPU
 // adapter with 8-invocation subgroups) says whether it can be passed on.
 #import rows/segments
 #import rows/mirror

@@ -8,7 +8,7 @@
 // (`tuning::run_interleave`: a CPU adapter's SIMD width, a GPU's warp); with one,
 // each invocation's vectors are consecutive. In a windowed dispatch of whole axis
 // positions, each invocation instead walks the positions of its run (`walk`), or
-// a fixed grid walks them lane by lane (`Walk::PairsByLane`; `tuning::pair_walk`).
+// a fixed grid walks them lane by lane (`Walk::PairsByLane`; `window::strategy::pair_walk`).
 #import shared/vectors
 
 // Whether each invocation walks its run's positions (`walk`): windowed dispatches
@@ -47,7 +47,7 @@ fn main(
     let first = first_vector(id - run * params.per_row.value, interleave);
     // A windowed dispatch may hold a part of the axis from `axis_start` on, and
     // input windows of whole axis positions: it copies only the runs whose source
-    // position its input binding holds (`src/window.rs`). One dispatch of the
+    // position its input binding holds (`src/window/`). One dispatch of the
     // whole tensor holds every position and source.
     let s = mirrored(params.axis_start + o.t, len);
     let source = windowed_source(o.in_offset - params.in_shift, s, in_stride_at(AXIS));
@@ -78,7 +78,7 @@ fn copy_vectors(src_run: u32, dst_run: u32, first: u32, interleave: u32) {
 }
 
 // What a lane of length `len` moves in a windowed pair: a piece of positions
-// [a0, a1) and an input window of positions [lo, hi) (`src/window.rs`).
+// [a0, a1) and an input window of positions [lo, hi) (`src/window/`).
 // Reversed, output T < len reads len - 1 - T, in [lo, hi) for T in [r0, r1) =
 // [len - hi, len - lo); copied, T >= len reads T, for T in [c0, c1). A range
 // whose end is not past its start is empty.

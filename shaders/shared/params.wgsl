@@ -31,7 +31,7 @@ struct Params {
     out_stride_divisors: array<Divisor, 8>,
     // Invocations with work to do.
     count: u32,
-    // Windowed dispatch (`src/window.rs`): elements from the start of each binding
+    // Windowed dispatch (`src/window/`): elements from the start of each binding
     // to this dispatch's piece of the tensors. The input's wraps (mod 2^32) where
     // the binding starts past the piece; added to an offset inside the binding,
     // the sum is exact.

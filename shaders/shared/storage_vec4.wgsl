@@ -35,7 +35,7 @@ fn load_output_vec(i: u32) -> vec4<u32> {
 }
 
 // The vector as the storage holds it, for kernels that only move it (`runs`) or
-// compute on it whole with bitwise arithmetic (`cpu/columns.wgsl`).
+// compute on it whole with bitwise arithmetic (`columns/columns.wgsl`).
 alias Vector = vec4<u32>;
 
 fn load_vector(i: u32) -> Vector {

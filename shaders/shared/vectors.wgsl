@@ -32,7 +32,7 @@ struct Outer {
 }
 
 fn outer(index: u32, whole_axis: bool) -> Outer {
-    // Windowed dispatches (`src/window.rs`): offsets from the start of each binding.
+    // Windowed dispatches (`src/window/`): offsets from the start of each binding.
     var o = Outer(params.out_shift, params.in_shift, params.len_shift, 0u);
     var rem = index;
     // Dimensions RANK-2 down to 0; the outermost takes what is left, undivided.

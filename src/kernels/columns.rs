@@ -3,15 +3,15 @@
 //! elements narrower than one. Each invocation holds a whole column of the axis in
 //! registers (`steps` rows: the axis rounded up to 8, 16, 32 or 64), loads and
 //! stores each vector once, and reverses every element's prefix there with a
-//! network of selects (`shaders/cpu/columns.wgsl`).
+//! network of selects (`shaders/columns/columns.wgsl`).
 
-use super::{family_keys, Fields, PipelineKey, VectorLayout, Walk, WIDTHS};
+use super::Variant;
+use super::{family_keys, Family, Fields, PipelineKey, VectorLayout, Walk, WIDTHS};
 use crate::divisor::Divisor;
 use crate::layout::Layout;
 use crate::params::Params;
 use crate::shaders::{Kernel, Storage};
-use crate::tuning::{self, Device, Tuning, COLUMN_ROWS};
-use crate::Variant;
+use crate::tuning::{self, Profile, Tuning, COLUMN_ROWS};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Plan {
@@ -25,23 +25,23 @@ pub(crate) struct Plan {
 /// `columns` on a CPU adapter, along at most [`COLUMN_ROWS`] positions, on 16-byte
 /// vectors of narrower elements: a CPU adapter loads a vector there once where
 /// `gather` loads each element.
-pub(super) fn plan(layout: &Layout, element_bytes: u32, device: &Device) -> Option<Plan> {
+pub(super) fn plan(layout: &Layout, element_bytes: u32, profile: &Profile) -> Option<Plan> {
     let n = layout.dims[layout.axis].size;
-    if device.tuning != Tuning::Cpu || n > COLUMN_ROWS || element_bytes >= 16 {
+    if profile.tuning != Tuning::Cpu || n > COLUMN_ROWS || element_bytes >= 16 {
         return None;
     }
     let vector = VectorLayout::of(layout, element_bytes, 16)?;
     Some(Plan {
         vector,
         rows: n.next_power_of_two().max(8),
-        access_bits: tuning::access_bits(device, access_sizes(element_bytes, 16)),
+        access_bits: tuning::access_bits(profile, access_sizes(element_bytes, 16)),
         // One invocation per column: a vector of a run and the whole axis.
         invocations: (vector.rows / u64::from(n) * u64::from(vector.vecs)) as u32,
     })
 }
 
-impl Plan {
-    pub(super) fn fields(&self) -> Fields {
+impl Family for Plan {
+    fn fields(&self) -> Fields {
         Fields {
             steps: self.rows,
             vector_bytes: 16,
@@ -52,7 +52,11 @@ impl Plan {
         }
     }
 
-    pub(super) fn write(&self, params: &mut Params) {
+    fn invocations(&self) -> u32 {
+        self.invocations
+    }
+
+    fn write(&self, params: &mut Params) {
         params.count = self.invocations;
         params.vecs = Divisor::new(self.vector.vecs);
     }
@@ -64,6 +68,9 @@ pub(super) fn kernel(key: &PipelineKey) -> (Kernel, Storage) {
         Storage::of(key.vector_bytes, key.access_bits),
     )
 }
+
+pub(super) use super::outer_axes as takes_axis;
+pub(super) use super::vector_constants as constants;
 
 pub(super) fn keys() -> impl Iterator<Item = PipelineKey> {
     // Elements narrower than a vector, on 16-byte vectors, in 8 to 64 rows.

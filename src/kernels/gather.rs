@@ -7,13 +7,13 @@
 //! Neighbouring invocations take neighbouring columns; a band of columns walks the
 //! whole axis before the next band.
 
-use super::{family_keys, vector_sizes, Fields, PipelineKey, VectorLayout, Walk, WIDTHS};
+use super::Variant;
+use super::{family_keys, vector_sizes, Family, Fields, PipelineKey, VectorLayout, Walk, WIDTHS};
 use crate::divisor::Divisor;
 use crate::layout::Layout;
 use crate::params::Params;
 use crate::shaders::{Kernel, Storage};
-use crate::tuning::{self, Device, Tuning, GATHER_BAND_VECS};
-use crate::Variant;
+use crate::tuning::{self, Profile, Tuning, GATHER_BAND_VECS};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Plan {
@@ -33,10 +33,10 @@ pub(crate) struct Plan {
 }
 
 /// `gather` where the layout's runs are whole vectors or words.
-pub(super) fn plan(layout: &Layout, element_bytes: u32, device: &Device) -> Option<Plan> {
+pub(super) fn plan(layout: &Layout, element_bytes: u32, profile: &Profile) -> Option<Plan> {
     let vector = VectorLayout::find(layout, element_bytes, vector_sizes(element_bytes))?;
     let n = layout.dims[layout.axis].size;
-    let steps = tuning::gather_steps(device.tuning, element_bytes).min(n.next_power_of_two());
+    let steps = tuning::gather_steps(profile.tuning, element_bytes).min(n.next_power_of_two());
     let blocks = n.div_ceil(steps);
     // Equal bands of at most GATHER_BAND_VECS columns, so that a run just past a
     // multiple of it leaves no band mostly idle.
@@ -50,14 +50,14 @@ pub(super) fn plan(layout: &Layout, element_bytes: u32, device: &Device) -> Opti
         blocks,
         band,
         bands,
-        touch_ahead: tuning::touch_ahead(device.tuning, element_bytes, vector.bytes),
-        access_bits: tuning::access_bits(device, access_sizes(element_bytes, vector.bytes)),
+        touch_ahead: tuning::touch_ahead(profile.tuning, element_bytes, vector.bytes),
+        access_bits: tuning::access_bits(profile, access_sizes(element_bytes, vector.bytes)),
         invocations: (columns * u64::from(blocks)) as u32,
     })
 }
 
-impl Plan {
-    pub(super) fn fields(&self) -> Fields {
+impl Family for Plan {
+    fn fields(&self) -> Fields {
         Fields {
             steps: self.steps,
             vector_bytes: self.vector.bytes,
@@ -68,7 +68,11 @@ impl Plan {
         }
     }
 
-    pub(super) fn write(&self, params: &mut Params) {
+    fn invocations(&self) -> u32 {
+        self.invocations
+    }
+
+    fn write(&self, params: &mut Params) {
         params.count = self.invocations;
         params.vecs = Divisor::new(self.vector.vecs);
         params.blocks = Divisor::new(self.blocks);
@@ -86,6 +90,9 @@ pub(super) fn kernel(key: &PipelineKey) -> (Kernel, Storage) {
     };
     (kernel, storage)
 }
+
+pub(super) use super::outer_axes as takes_axis;
+pub(super) use super::vector_constants as constants;
 
 pub(super) fn keys() -> impl Iterator<Item = PipelineKey> {
     family_keys(

@@ -4,12 +4,12 @@
 //! (`general/subwords.wgsl`), which merges its elements into the word so that no
 //! two invocations ever write one word.
 
-use super::{family_keys, words_only, Fields, PipelineKey, Walk, WIDTHS};
+use super::Variant;
+use super::{family_keys, words_only, Family, Fields, PipelineKey, Walk, WIDTHS};
 use crate::layout::Layout;
 use crate::params::Params;
 use crate::shaders::{Kernel, Storage};
-use crate::tuning::{self, Device};
-use crate::Variant;
+use crate::tuning::{self, Profile};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Plan {
@@ -25,7 +25,7 @@ impl Plan {
         layout: &Layout,
         element_bytes: u32,
         output_bytes: u64,
-        device: &Device,
+        profile: &Profile,
     ) -> Plan {
         let invocations = if element_bytes < 4 {
             output_bytes.div_ceil(4)
@@ -34,11 +34,13 @@ impl Plan {
         };
         Plan {
             invocations: invocations as u32,
-            wide_multiply: tuning::wide_multiply(device),
+            wide_multiply: tuning::wide_multiply(profile),
         }
     }
+}
 
-    pub(super) fn fields(&self) -> Fields {
+impl Family for Plan {
+    fn fields(&self) -> Fields {
         Fields {
             steps: 1,
             vector_bytes: 0,
@@ -49,7 +51,11 @@ impl Plan {
         }
     }
 
-    pub(super) fn write(&self, params: &mut Params) {
+    fn invocations(&self) -> u32 {
+        self.invocations
+    }
+
+    fn write(&self, params: &mut Params) {
         params.count = self.invocations;
     }
 }
@@ -61,6 +67,11 @@ pub(super) fn kernel(key: &PipelineKey) -> (Kernel, Storage) {
         Kernel::Elements
     };
     (kernel, Storage::Words)
+}
+
+/// Any axis.
+pub(super) fn takes_axis(_rank: u32, _axis: u32) -> bool {
+    true
 }
 
 pub(super) fn constants(key: &PipelineKey, constants: &mut Vec<(&'static str, f64)>) {

@@ -11,13 +11,13 @@ pub enum Walk {
     /// Every source of the piece lies in its input binding: no walk.
     None,
     /// A windowed piece of whole axis positions paired with an input window
-    /// (`src/window.rs`): a `runs` invocation walks the positions of its run
+    /// (`src/window/`): a `runs` invocation walks the positions of its run
     /// whose sources the window holds; `rows` writes the vectors of a lane longer
     /// than a window whose sources it holds (`rows/pairs.wgsl`).
     Pairs,
     /// As [`Walk::Pairs`], `runs` on a fixed grid walking the pair lane by lane
     /// (a CPU adapter's way, and a GPU's where walking run by run would start too
-    /// few invocations; `tuning::pair_walk`). A constant of its own, so that each
+    /// few invocations; `window::strategy::pair_walk`). A constant of its own, so that each
     /// pipeline holds only the walk it runs.
     PairsByLane,
 }
@@ -91,11 +91,7 @@ impl PipelineKey {
         super::keys().flat_map(|key| {
             (1..=MAX_RANK as u32)
                 .flat_map(move |rank| (0..rank).map(move |axis| (rank, axis)))
-                .filter(move |&(rank, axis)| match key.variant {
-                    Variant::General => true,
-                    Variant::Rows => axis == rank - 1,
-                    _ => axis < rank - 1,
-                })
+                .filter(move |&(rank, axis)| super::takes_axis(key.variant, rank, axis))
                 .flat_map(move |(rank, axis)| {
                     [(4, false), (4, true), (8, false), (8, true)].map(
                         |(length_bytes, signed_lengths)| PipelineKey {

@@ -1,6 +1,6 @@
 //! The kernel families and the plan that picks one for a canonical layout.
 //!
-//! The plan is decided once, on the host, from the layout and the device: the
+//! The plan is decided once, on the host, from the layout and the profile: the
 //! general family runs every layout, and the vector families are fast paths for
 //! layouts whose innermost canonical dimension is contiguous in input and output
 //! and a whole number of vectors long. Each family's module holds its rule (when it
@@ -20,7 +20,7 @@ pub use key::{PipelineKey, Walk};
 use crate::layout::Layout;
 use crate::params::Params;
 use crate::shaders::{Kernel, Storage, WORKGROUP_SIZE};
-use crate::tuning::{self, Device};
+use crate::tuning::Profile;
 
 /// A kernel family. [`Variant::General`] runs every descriptor; the others are fast
 /// paths for layouts whose innermost canonical dimension is contiguous in input and
@@ -87,15 +87,82 @@ pub(crate) struct Fields {
     pub(crate) wide_multiply: bool,
 }
 
-/// A family and the counts its kernel needs for one piece of the tensor.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Plan {
-    General(general::Plan),
-    Rows(rows::Plan),
-    Runs(runs::Plan),
-    Gather(gather::Plan),
-    Tile(tile::Plan),
-    Columns(columns::Plan),
+/// What each family's plan gives the dispatch: its key fields, its invocations
+/// and workgroups, and its fields of the layout uniform.
+trait Family {
+    /// The key fields the plan decides.
+    fn fields(&self) -> Fields;
+    /// Invocations with work (at most one per output element or word of one
+    /// window, so below 2^32).
+    fn invocations(&self) -> u32;
+    /// Workgroups of the dispatch, before folding: enough for the invocations.
+    fn workgroups(&self) -> u32 {
+        self.invocations().div_ceil(WORKGROUP_SIZE)
+    }
+    /// Writes the family's fields of the layout uniform.
+    fn write(&self, params: &mut Params);
+}
+
+/// The families, a line each: the [`Variant`] and the room that holds its rule,
+/// plan, keys, kernels and constants. Makes [`Plan`] (a family's plan for one
+/// piece of the tensor) and the lookups from a key to its family's room.
+macro_rules! families {
+    ($($variant:ident => $room:ident),* $(,)?) => {
+        /// A family and the counts its kernel needs for one piece of the tensor.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub(crate) enum Plan {
+            $($variant($room::Plan),)*
+        }
+
+        impl Plan {
+            pub(crate) fn variant(&self) -> Variant {
+                match self {
+                    $(Plan::$variant(_) => Variant::$variant,)*
+                }
+            }
+
+            fn family(&self) -> &dyn Family {
+                match self {
+                    $(Plan::$variant(p) => p,)*
+                }
+            }
+        }
+
+        /// The kernel and storage of `key`.
+        pub(crate) fn kernel(key: &PipelineKey) -> (Kernel, Storage) {
+            match key.variant {
+                $(Variant::$variant => $room::kernel(key),)*
+            }
+        }
+
+        /// The family's `override` constants of `key`, after the shared ones.
+        pub(crate) fn constants(key: &PipelineKey, constants: &mut Vec<(&'static str, f64)>) {
+            match key.variant {
+                $(Variant::$variant => $room::constants(key, constants),)*
+            }
+        }
+
+        /// Whether the family's kernels take `axis` of a canonical layout of `rank`.
+        pub(crate) fn takes_axis(variant: Variant, rank: u32, axis: u32) -> bool {
+            match variant {
+                $(Variant::$variant => $room::takes_axis(rank, axis),)*
+            }
+        }
+
+        /// Every family's keys, with rank, axis and length type left to fill.
+        pub(crate) fn keys() -> impl Iterator<Item = PipelineKey> {
+            std::iter::empty()$(.chain($room::keys()))*
+        }
+    };
+}
+
+families! {
+    General => general,
+    Rows => rows,
+    Runs => runs,
+    Gather => gather,
+    Tile => tile,
+    Columns => columns,
 }
 
 impl Plan {
@@ -105,25 +172,25 @@ impl Plan {
         layout: &Layout,
         element_bytes: u32,
         output_bytes: u64,
-        device: &Device,
+        profile: &Profile,
     ) -> Plan {
         let rank = layout.rank();
         let inner = layout.dims[rank - 1];
         let fast = if layout.axis == rank - 1 {
-            rows::plan(layout, element_bytes, device).map(Plan::Rows)
+            rows::plan(layout, element_bytes, profile).map(Plan::Rows)
         } else if inner.lengths == 0 {
-            runs::plan(layout, element_bytes, device).map(Plan::Runs)
+            runs::plan(layout, element_bytes, profile).map(Plan::Runs)
         } else {
-            columns::plan(layout, element_bytes, device)
+            columns::plan(layout, element_bytes, profile)
                 .map(Plan::Columns)
-                .or_else(|| tile::plan(layout, element_bytes, device).map(Plan::Tile))
-                .or_else(|| gather::plan(layout, element_bytes, device).map(Plan::Gather))
+                .or_else(|| tile::plan(layout, element_bytes, profile).map(Plan::Tile))
+                .or_else(|| gather::plan(layout, element_bytes, profile).map(Plan::Gather))
         };
-        fast.unwrap_or_else(|| Plan::general(layout, element_bytes, output_bytes, device))
+        fast.unwrap_or_else(|| Plan::general(layout, element_bytes, output_bytes, profile))
     }
 
     /// The plan for a windowed piece of whole axis positions paired with an input
-    /// window (`src/window.rs`), on an axis of `axis_size` positions: `runs` walks
+    /// window (`src/window/`), on an axis of `axis_size` positions: `runs` walks
     /// the piece's positions in each invocation, `rows` writes the vectors of its
     /// lane whose sources the window owns (`None` where the lane is not whole
     /// vectors or words); the others run it as they are.
@@ -132,39 +199,27 @@ impl Plan {
         layout: &Layout,
         axis_size: u32,
         element_bytes: u32,
-        device: &Device,
+        profile: &Profile,
     ) -> Option<Plan> {
         let rows = layout.axis + 1 == layout.rank();
         match self {
             Plan::Runs(p) => Some(Plan::Runs(
-                p.walking(layout.dims[layout.axis].size, device.tuning),
+                p.walking(layout.dims[layout.axis].size, profile.tuning),
             )),
-            _ if rows => rows::pairs_plan(layout, axis_size, element_bytes, device).map(Plan::Rows),
+            _ if rows => {
+                rows::pairs_plan(layout, axis_size, element_bytes, profile).map(Plan::Rows)
+            }
             other => Some(other),
         }
     }
 
-    /// Whether windowed pieces of whole positions of `layout` walk pairs with
-    /// input windows (`tuning::walks_pairs`) rather than stage through scratch:
-    /// `runs`, where the tuning walks its lanes, on `output_bytes` cut into
-    /// windows of `window` bytes, each piece paired with the windows at and
-    /// below its own at most.
-    pub(crate) fn walks_pairs(
-        &self,
-        layout: &Layout,
-        device: &Device,
-        output_bytes: u64,
-        window: u64,
-    ) -> bool {
+    /// Where `runs` could walk windowed pairs of `layout` (`window::strategy`):
+    /// its lanes (runs per position) and the invocations a walk run by run starts.
+    pub(crate) fn pair_lanes(&self, layout: &Layout) -> Option<[u64; 2]> {
+        let positions = layout.dims[layout.axis].size;
         match self {
-            Plan::Runs(p) => {
-                let positions = layout.dims[layout.axis].size;
-                let windows = output_bytes.div_ceil(window.max(1)).max(1);
-                let pairs = windows * (windows + 1) / 2;
-                let (lanes, by_run) = (p.lanes(positions), p.by_run(positions));
-                tuning::walks_pairs(device.tuning, lanes, by_run, output_bytes / pairs)
-            }
-            _ => false,
+            Plan::Runs(p) => Some([p.lanes(positions), p.by_run(positions)]),
+            _ => None,
         }
     }
 
@@ -173,108 +228,44 @@ impl Plan {
         layout: &Layout,
         element_bytes: u32,
         output_bytes: u64,
-        device: &Device,
+        profile: &Profile,
     ) -> Plan {
         Plan::General(general::Plan::new(
             layout,
             element_bytes,
             output_bytes,
-            device,
+            profile,
         ))
     }
 
-    pub(crate) fn variant(&self) -> Variant {
-        match self {
-            Plan::General(_) => Variant::General,
-            Plan::Rows(_) => Variant::Rows,
-            Plan::Runs(_) => Variant::Runs,
-            Plan::Gather(_) => Variant::Gather,
-            Plan::Tile(_) => Variant::Tile,
-            Plan::Columns(_) => Variant::Columns,
-        }
-    }
-
     pub(crate) fn fields(&self) -> Fields {
-        match self {
-            Plan::General(p) => p.fields(),
-            Plan::Rows(p) => p.fields(),
-            Plan::Runs(p) => p.fields(),
-            Plan::Gather(p) => p.fields(),
-            Plan::Tile(p) => p.fields(),
-            Plan::Columns(p) => p.fields(),
-        }
+        self.family().fields()
     }
 
-    /// Workgroups of the dispatch, before folding: one per band of a run for
-    /// `tile`, else enough for the invocations with work (at most one per output
-    /// element or word of one window, so below 2^32).
+    /// Workgroups of the dispatch, before folding.
     pub(crate) fn workgroups(&self) -> u32 {
-        let invocations = match self {
-            Plan::Tile(p) => return p.workgroups,
-            Plan::General(p) => p.invocations,
-            Plan::Rows(p) => p.invocations,
-            Plan::Runs(p) => p.invocations,
-            Plan::Gather(p) => p.invocations,
-            Plan::Columns(p) => p.invocations,
-        };
-        invocations.div_ceil(WORKGROUP_SIZE)
+        self.family().workgroups()
     }
 
     /// Writes the family's fields of the layout uniform.
     pub(crate) fn write(&self, params: &mut Params) {
-        match self {
-            Plan::General(p) => p.write(params),
-            Plan::Rows(p) => p.write(params),
-            Plan::Runs(p) => p.write(params),
-            Plan::Gather(p) => p.write(params),
-            Plan::Tile(p) => p.write(params),
-            Plan::Columns(p) => p.write(params),
-        }
+        self.family().write(params)
     }
 }
 
-/// The kernel and storage of `key`.
-pub(crate) fn kernel(key: &PipelineKey) -> (Kernel, Storage) {
-    match key.variant {
-        Variant::General => general::kernel(key),
-        Variant::Rows => rows::kernel(key),
-        Variant::Runs => runs::kernel(key),
-        Variant::Gather => gather::kernel(key),
-        Variant::Tile => tile::kernel(key),
-        Variant::Columns => columns::kernel(key),
-    }
+/// The constants of the vector families that take them as they are: bytes per
+/// element and the key's steps.
+fn vector_constants(key: &PipelineKey, constants: &mut Vec<(&'static str, f64)>) {
+    constants.extend([
+        ("ELEM_BYTES", f64::from(key.element_bytes)),
+        ("STEPS", f64::from(key.steps)),
+    ]);
 }
 
-/// The family's `override` constants of `key`, after the shared ones.
-pub(crate) fn constants(key: &PipelineKey, constants: &mut Vec<(&'static str, f64)>) {
-    match key.variant {
-        Variant::General => general::constants(key, constants),
-        Variant::Tile => tile::constants(key, constants),
-        _ => constants.extend([
-            ("ELEM_BYTES", f64::from(key.element_bytes)),
-            ("STEPS", f64::from(key.steps)),
-        ]),
-    }
-    if key.share_lengths > 1 {
-        constants.push(("SHARED_BY", f64::from(key.share_lengths)));
-    }
-    if key.variant == Variant::Runs {
-        constants.push(("WALK", f64::from(u8::from(key.walk != Walk::None))));
-        constants.push((
-            "WALK_LANES",
-            f64::from(u8::from(key.walk == Walk::PairsByLane)),
-        ));
-    }
-}
-
-/// Every family's keys, with rank, axis and length type left to fill.
-pub(crate) fn keys() -> impl Iterator<Item = PipelineKey> {
-    general::keys()
-        .chain(rows::keys())
-        .chain(runs::keys())
-        .chain(gather::keys())
-        .chain(tile::keys())
-        .chain(columns::keys())
+/// The axes of the families that reverse an axis outside the innermost
+/// dimension.
+fn outer_axes(rank: u32, axis: u32) -> bool {
+    axis < rank - 1
 }
 
 /// A family's keys: for every element width in `widths`, each vector size in

@@ -2,23 +2,24 @@
 //! output. Each invocation writes `steps` consecutive vectors of one row, each
 //! built from the row's mirrored span (`shaders/rows/`): on 16-byte vectors,
 //! computing on 32-bit words (`rows/rows.wgsl`), or on 64-bit words for 8- and
-//! 16-byte elements on a CPU adapter (`cpu/rows_64.wgsl`); on 32-bit words where a
+//! 16-byte elements on a CPU adapter (`rows/rows_64.wgsl`); on 32-bit words where a
 //! row is whole words but not whole vectors (`rows/rows_narrow.wgsl`).
 //!
 //! A lane longer than a binding window runs in pieces, each paired with the
-//! input windows of the lane (`src/window.rs`): `rows/pairs.wgsl` writes, in each
+//! input windows of the lane (`src/window/`): `rows/pairs.wgsl` writes, in each
 //! pair, the vectors whose sources that window owns, a fixed grid striding over
 //! them.
 
+use super::Variant;
 use super::{
-    family_keys, vector_sizes, vectors_in_64, Fields, PipelineKey, VectorLayout, Walk, WIDTHS,
+    family_keys, vector_constants, vector_sizes, vectors_in_64, Family, Fields, PipelineKey,
+    VectorLayout, Walk, WIDTHS,
 };
 use crate::divisor::Divisor;
 use crate::layout::Layout;
 use crate::params::Params;
 use crate::shaders::{Kernel, Storage};
-use crate::tuning::{self, Device, Tuning};
-use crate::Variant;
+use crate::tuning::{self, Profile, Tuning};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Plan {
@@ -35,10 +36,10 @@ pub(crate) struct Plan {
 }
 
 /// `rows` where the layout's rows are whole vectors or words.
-pub(super) fn plan(layout: &Layout, element_bytes: u32, device: &Device) -> Option<Plan> {
+pub(super) fn plan(layout: &Layout, element_bytes: u32, profile: &Profile) -> Option<Plan> {
     let vector = VectorLayout::find(layout, element_bytes, vector_sizes(element_bytes))?;
     let most = tuning::rows_steps(
-        device.tuning,
+        profile.tuning,
         element_bytes,
         vector.bytes,
         layout.packed_rows(),
@@ -46,13 +47,13 @@ pub(super) fn plan(layout: &Layout, element_bytes: u32, device: &Device) -> Opti
     // Steps past the end of a row would idle: no more than it holds.
     let steps = most.min(vector.vecs.next_power_of_two());
     let per_row = vector.vecs.div_ceil(steps);
-    let access_bits = tuning::access_bits(device, vectors_in_64(element_bytes, vector.bytes));
+    let access_bits = tuning::access_bits(profile, vectors_in_64(element_bytes, vector.bytes));
     Some(Plan {
         vector,
         steps,
         per_row,
         access_bits,
-        share_lengths: tuning::shared_lengths(device, per_row, element_bytes, access_bits),
+        share_lengths: tuning::shared_lengths(profile, per_row, element_bytes, access_bits),
         invocations: (vector.rows * u64::from(per_row)) as u32,
         pairs: false,
     })
@@ -64,14 +65,14 @@ pub(super) fn pairs_plan(
     piece: &Layout,
     lane: u32,
     element_bytes: u32,
-    device: &Device,
+    profile: &Profile,
 ) -> Option<Plan> {
     if piece.rank() != 1 {
         return None;
     }
     let mut whole = piece.clone();
     whole.dims[0].size = lane;
-    let plan = plan(&whole, element_bytes, device)?;
+    let plan = plan(&whole, element_bytes, profile)?;
     if plan.vector.bytes < element_bytes {
         return None;
     }
@@ -79,7 +80,7 @@ pub(super) fn pairs_plan(
         .div_ceil(u64::from(plan.vector.bytes)) as u32;
     let invocations = vecs
         .div_ceil(plan.steps)
-        .min(tuning::pair_invocations(device.tuning))
+        .min(tuning::pair_invocations(profile.tuning))
         .next_multiple_of(crate::shaders::WORKGROUP_SIZE);
     Some(Plan {
         per_row: 1,
@@ -90,8 +91,8 @@ pub(super) fn pairs_plan(
     })
 }
 
-impl Plan {
-    pub(super) fn fields(&self) -> Fields {
+impl Family for Plan {
+    fn fields(&self) -> Fields {
         Fields {
             steps: self.steps,
             vector_bytes: self.vector.bytes,
@@ -102,7 +103,11 @@ impl Plan {
         }
     }
 
-    pub(super) fn write(&self, params: &mut Params) {
+    fn invocations(&self) -> u32 {
+        self.invocations
+    }
+
+    fn write(&self, params: &mut Params) {
         params.count = self.invocations;
         params.vecs = Divisor::new(self.vector.vecs);
         params.per_row = Divisor::new(self.per_row);
@@ -118,6 +123,18 @@ pub(super) fn kernel(key: &PipelineKey) -> (Kernel, Storage) {
         _ => Kernel::Rows,
     };
     (kernel, storage)
+}
+
+pub(super) fn constants(key: &PipelineKey, constants: &mut Vec<(&'static str, f64)>) {
+    vector_constants(key, constants);
+    if key.share_lengths > 1 {
+        constants.push(("SHARED_BY", f64::from(key.share_lengths)));
+    }
+}
+
+/// The innermost axis.
+pub(super) fn takes_axis(rank: u32, axis: u32) -> bool {
+    axis == rank - 1
 }
 
 pub(super) fn keys() -> impl Iterator<Item = PipelineKey> {

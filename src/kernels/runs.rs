@@ -4,15 +4,17 @@
 //! its mirrored position (`shaders/runs/runs.wgsl`), on whichever storage the
 //! layout and device allow.
 
+use super::Variant;
 use super::{
-    family_keys, vector_sizes, vectors_in_64, Fields, PipelineKey, VectorLayout, Walk, WIDTHS,
+    family_keys, vector_constants, vector_sizes, vectors_in_64, Family, Fields, PipelineKey,
+    VectorLayout, Walk, WIDTHS,
 };
 use crate::divisor::Divisor;
 use crate::layout::Layout;
 use crate::params::Params;
 use crate::shaders::{Kernel, Storage};
-use crate::tuning::{self, Device, PairWalk, Tuning};
-use crate::Variant;
+use crate::tuning::{self, Profile, Tuning};
+use crate::window::strategy::{pair_walk, PairWalk};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Plan {
@@ -33,15 +35,15 @@ pub(crate) struct Plan {
 }
 
 /// `runs` where the layout's runs are whole vectors or words.
-pub(super) fn plan(layout: &Layout, element_bytes: u32, device: &Device) -> Option<Plan> {
+pub(super) fn plan(layout: &Layout, element_bytes: u32, profile: &Profile) -> Option<Plan> {
     let vector = VectorLayout::find(layout, element_bytes, vector_sizes(element_bytes))?;
-    let most = tuning::runs_steps(device.tuning, vector.bytes);
+    let most = tuning::runs_steps(profile.tuning, vector.bytes);
     let vecs = vector.vecs;
-    let interleave = tuning::run_interleave(device.tuning);
+    let interleave = tuning::run_interleave(profile.tuning);
     // A group of invocations interleaves the most steps where a run fills it, else
     // half as many; a run too short for that takes consecutive vectors, half the
     // most on a CPU, one on a GPU.
-    let alone = match device.tuning {
+    let alone = match profile.tuning {
         Tuning::Cpu => (most / 2).min(vecs.next_power_of_two()),
         Tuning::Gpu => 1,
     };
@@ -55,7 +57,7 @@ pub(super) fn plan(layout: &Layout, element_bytes: u32, device: &Device) -> Opti
         steps,
         interleave,
         per_run,
-        access_bits: tuning::access_bits(device, vectors_in_64(element_bytes, vector.bytes)),
+        access_bits: tuning::access_bits(profile, vectors_in_64(element_bytes, vector.bytes)),
         invocations: (vector.rows * u64::from(per_run)) as u32,
         walk: Walk::None,
         lanes: 0,
@@ -75,13 +77,13 @@ impl Plan {
     }
 
     /// The plan for a windowed pair of a piece of `positions` and an input window
-    /// (`tuning::pair_walk`): an invocation per vector group of one position's
+    /// (`window::strategy::pair_walk`): an invocation per vector group of one position's
     /// runs, each walking them all, or a fixed grid striding over the runs the
     /// pair moves, lane by lane, in teams of `tuning::lane_walk_interleave`.
     pub(super) fn walking(self, positions: u32, tuning: Tuning) -> Plan {
         let lanes = self.lanes(positions);
         let by_run = self.by_run(positions);
-        match tuning::pair_walk(tuning, lanes, by_run) {
+        match pair_walk(tuning, lanes, by_run) {
             PairWalk::ByLane => {
                 let vecs = self.vector.vecs;
                 let interleave = tuning::lane_walk_interleave(tuning, self.interleave, vecs);
@@ -106,8 +108,10 @@ impl Plan {
             },
         }
     }
+}
 
-    pub(super) fn fields(&self) -> Fields {
+impl Family for Plan {
+    fn fields(&self) -> Fields {
         Fields {
             steps: self.steps,
             vector_bytes: self.vector.bytes,
@@ -118,7 +122,11 @@ impl Plan {
         }
     }
 
-    pub(super) fn write(&self, params: &mut Params) {
+    fn invocations(&self) -> u32 {
+        self.invocations
+    }
+
+    fn write(&self, params: &mut Params) {
         params.count = self.invocations;
         params.vecs = Divisor::new(self.vector.vecs);
         params.per_row = Divisor::new(self.per_run);
@@ -130,6 +138,17 @@ impl Plan {
 pub(super) fn kernel(key: &PipelineKey) -> (Kernel, Storage) {
     (Kernel::Runs, Storage::of(key.vector_bytes, key.access_bits))
 }
+
+pub(super) fn constants(key: &PipelineKey, constants: &mut Vec<(&'static str, f64)>) {
+    vector_constants(key, constants);
+    constants.push(("WALK", f64::from(u8::from(key.walk != Walk::None))));
+    constants.push((
+        "WALK_LANES",
+        f64::from(u8::from(key.walk == Walk::PairsByLane)),
+    ));
+}
+
+pub(super) use super::outer_axes as takes_axis;
 
 pub(super) fn keys() -> impl Iterator<Item = PipelineKey> {
     let most = |_, vector_bytes| (1, tuning::runs_steps(Tuning::Cpu, vector_bytes));

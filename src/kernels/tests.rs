@@ -2,21 +2,23 @@
 //! and the counts it cuts the work into.
 
 use super::*;
-use crate::tuning::{Device, Tuning};
-use crate::{DataType, ReverseSubsequences, TensorDesc};
+use crate::dtype::DataType;
+use crate::operator::ReverseSubsequences;
+use crate::tensor::TensorDesc;
+use crate::tuning::{Profile, Tuning};
 
-const CPU: Device = Device {
+const CPU: Profile = Profile {
     tuning: Tuning::Cpu,
     int64: true,
     subgroup_size: 8,
 };
-const GPU: Device = Device {
+const GPU: Profile = Profile {
     tuning: Tuning::Gpu,
     int64: true,
     subgroup_size: 32,
 };
 
-fn device(cpu: bool) -> &'static Device {
+fn device(cpu: bool) -> &'static Profile {
     if cpu {
         &CPU
     } else {
@@ -263,7 +265,7 @@ fn a_cpu_moves_64_bit_words_where_they_pay() {
         assert_eq!((g.vector.bytes, g.access_bits), (16, bits));
     }
     // Not without SHADER_INT64.
-    let plain = Device {
+    let plain = Profile {
         int64: false,
         ..CPU
     };
@@ -295,7 +297,7 @@ fn rows_share_lengths_across_an_8_invocation_subgroup() {
         rows(plan(DataType::Float32, &[10, 64], 1, false)).share_lengths,
         1
     );
-    let wide = Device {
+    let wide = Profile {
         subgroup_size: 16,
         ..CPU
     };
@@ -313,7 +315,7 @@ fn rows_share_lengths_across_an_8_invocation_subgroup() {
 #[test]
 fn the_general_kernels_multiply_in_64_bits_on_a_gpu_that_has_them() {
     // Odd rows of bytes: the general kernel.
-    let general = |device: &Device| {
+    let general = |profile: &Profile| {
         let tensor = TensorDesc::new(DataType::Uint8, &[10, 63]);
         let desc = ReverseSubsequences::new(
             tensor.clone(),
@@ -321,13 +323,13 @@ fn the_general_kernels_multiply_in_64_bits_on_a_gpu_that_has_them() {
             tensor,
             1,
         );
-        let p = Plan::new(&Layout::canonical(&desc), 1, 10 * 63, device);
+        let p = Plan::new(&Layout::canonical(&desc), 1, 10 * 63, profile);
         assert_eq!(p.variant(), Variant::General);
         p.fields().wide_multiply
     };
     assert!(general(&GPU));
     assert!(!general(&CPU));
-    assert!(!general(&Device {
+    assert!(!general(&Profile {
         int64: false,
         ..GPU
     }));

@@ -2,17 +2,17 @@
 //! workgroup's tile holds. A workgroup owns a band of a run's vectors over every
 //! position of the axis: it loads them into workgroup memory, neighbouring
 //! invocations on neighbouring vectors, gathers each output vector's elements from
-//! there, and stores the vectors as it loaded them (`shaders/gather/tile.wgsl`).
+//! there, and stores the vectors as it loaded them (`shaders/tile/tile.wgsl`).
 //! Every access to the tensors is a whole 16-byte vector beside its neighbours',
 //! where `gather` reads each element from its own mirrored row.
 
-use super::{family_keys, words_only, Fields, PipelineKey, VectorLayout, Walk, WIDTHS};
+use super::Variant;
+use super::{family_keys, words_only, Family, Fields, PipelineKey, VectorLayout, Walk, WIDTHS};
 use crate::divisor::Divisor;
 use crate::layout::Layout;
 use crate::params::Params;
-use crate::shaders::{Kernel, Storage};
-use crate::tuning::{Device, Tuning};
-use crate::Variant;
+use crate::shaders::{Kernel, Storage, WORKGROUP_SIZE};
+use crate::tuning::{Profile, Tuning};
 
 /// The tile's workgroup memory: 15 KiB of vectors and 1 KiB of lengths, within
 /// the 16 KiB every WebGPU device gives a workgroup.
@@ -34,9 +34,9 @@ pub(crate) struct Plan {
 
 /// `tile` on a GPU, where a tile holds the axis at two vectors a position or more
 /// (32 bytes, a whole sector), or the whole of runs one vector wide.
-pub(super) fn plan(layout: &Layout, element_bytes: u32, device: &Device) -> Option<Plan> {
+pub(super) fn plan(layout: &Layout, element_bytes: u32, profile: &Profile) -> Option<Plan> {
     // A GPU's workgroup memory is fast, a CPU adapter's is not.
-    if device.tuning != Tuning::Gpu {
+    if profile.tuning != Tuning::Gpu {
         return None;
     }
     let vector = VectorLayout::of(layout, element_bytes, 16)?;
@@ -59,8 +59,8 @@ pub(super) fn plan(layout: &Layout, element_bytes: u32, device: &Device) -> Opti
     })
 }
 
-impl Plan {
-    pub(super) fn fields(&self) -> Fields {
+impl Family for Plan {
+    fn fields(&self) -> Fields {
         Fields {
             steps: 1,
             vector_bytes: 16,
@@ -71,7 +71,16 @@ impl Plan {
         }
     }
 
-    pub(super) fn write(&self, params: &mut Params) {
+    fn invocations(&self) -> u32 {
+        self.workgroups * WORKGROUP_SIZE
+    }
+
+    /// One workgroup per band of a run.
+    fn workgroups(&self) -> u32 {
+        self.workgroups
+    }
+
+    fn write(&self, params: &mut Params) {
         params.count = self.workgroups;
         params.vecs = Divisor::new(self.vector.vecs);
         params.band = Divisor::new(self.band);
@@ -82,6 +91,8 @@ impl Plan {
 pub(super) fn kernel(_key: &PipelineKey) -> (Kernel, Storage) {
     (Kernel::Tile, Storage::Vec4)
 }
+
+pub(super) use super::outer_axes as takes_axis;
 
 pub(super) fn constants(key: &PipelineKey, constants: &mut Vec<(&'static str, f64)>) {
     constants.extend([

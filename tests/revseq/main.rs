@@ -6,6 +6,8 @@ mod asynchronous;
 mod cache;
 mod examples;
 mod exhaustive;
+#[path = "../../benches/support/packed.rs"]
+mod packed;
 mod readme;
 mod record;
 mod shaders;

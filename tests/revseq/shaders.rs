@@ -126,7 +126,7 @@ fn each_file_is_pasted_once_and_says_what_it_imports() {
     // The storage slot holds the storage the key names.
     assert!(wgsl.contains(match source.storage {
         Storage::Vec4 => "// ---- shaders/shared/storage_vec4.wgsl",
-        Storage::U64 => "// ---- shaders/cpu/storage_u64.wgsl",
+        Storage::U64 => "// ---- shaders/shared/storage_u64.wgsl",
         Storage::Words => "// ---- shaders/shared/storage_words.wgsl",
     }));
     // The trace build records every access the storage functions make.

@@ -16,7 +16,7 @@
 // size rounded up.
 //
 // The network computes on the words the storage holds (`Vector`): four 32-bit
-// words, or two 64-bit ones (`cpu/storage_u64.wgsl`), each word holding fields of
+// words, or two 64-bit ones (`shared/storage_u64.wgsl`), each word holding fields of
 // FIELD_BITS (at most 32) whatever its width.
 //
 // The workgroup's 256 invocations go from one block of 8 rows to the next together

@@ -1,4 +1,4 @@
-// `rows` on 16-byte vectors of two 64-bit words (`cpu/storage_u64.wgsl`), for
+// `rows` on 16-byte vectors of two 64-bit words (`shared/storage_u64.wgsl`), for
 // elements of 8 and 16 bytes on a CPU adapter whose device has SHADER_INT64: the
 // span of `rows/segments.wgsl` at word size 8. An element spans whole 64-bit words,
 // so a span starts 0 or 8 bytes into its lower source vector and moves whole

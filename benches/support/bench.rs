@@ -1,0 +1,255 @@
+//! The benchmark's device, buffers and clocks: batches timed by the device's
+//! timestamps where it has them, in rounds that alternate what they compare.
+use std::time::{Duration, Instant};
+
+use revseq::Gpu;
+use wgpu::util::DeviceExt;
+
+use crate::yardstick::{copy_kernels, CopyKernel};
+
+/// Something the benchmark records into an encoder and times.
+pub(crate) type Record<'a> = dyn Fn(&mut wgpu::CommandEncoder) + 'a;
+
+pub(crate) struct Bench {
+    pub(crate) gpu: Gpu,
+    /// Timestamp queries around each batch, where the device has them inside
+    /// encoders: the GPU's own clock, without the submit and the wait.
+    pub(crate) timestamps: Option<Timestamps>,
+    pub(crate) copy_layout: wgpu::BindGroupLayout,
+    /// Every copy-kernel candidate, and its pipeline.
+    pub(crate) copy_kernels: Vec<(CopyKernel, wgpu::ComputePipeline)>,
+}
+
+/// Without a login session's `XDG_RUNTIME_DIR` (a container, a CI runner), Mesa's
+/// Vulkan device-select layer asks libwayland for a compositor and prints two
+/// `error:` lines. The benchmark owns its process, so before it opens the adapter
+/// it gives itself an empty runtime directory, as a desktop session has; the
+/// library sets nothing.
+pub(crate) fn give_mesa_a_runtime_dir() {
+    if std::env::var_os("XDG_RUNTIME_DIR").is_some() || !cfg!(unix) {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("revseq-bench-{}", std::process::id()));
+    if std::fs::create_dir_all(&dir).is_ok() {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let _ = std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700));
+        }
+        std::env::set_var("XDG_RUNTIME_DIR", &dir);
+    }
+}
+
+impl Bench {
+    pub(crate) fn new() -> Bench {
+        give_mesa_a_runtime_dir();
+        let gpu = open_gpu().unwrap_or_else(|e| {
+            eprintln!("{e}");
+            std::process::exit(1)
+        });
+        let timestamps = Timestamps::new(&gpu);
+        let (copy_layout, copy_kernels) = copy_kernels(gpu.device());
+        Bench {
+            gpu,
+            timestamps,
+            copy_layout,
+            copy_kernels,
+        }
+    }
+
+    pub(crate) fn storage(&self, contents: &[u8]) -> wgpu::Buffer {
+        self.gpu
+            .device()
+            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("bench"),
+                contents,
+                usage: wgpu::BufferUsages::STORAGE
+                    | wgpu::BufferUsages::COPY_SRC
+                    | wgpu::BufferUsages::COPY_DST,
+            })
+    }
+
+    pub(crate) fn read_back(&self, buffer: &wgpu::Buffer) -> Vec<u8> {
+        let device = self.gpu.device();
+        let staging = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("bench readback"),
+            size: buffer.size(),
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let mut encoder = device.create_command_encoder(&Default::default());
+        encoder.copy_buffer_to_buffer(buffer, 0, &staging, 0, buffer.size());
+        self.gpu.queue().submit([encoder.finish()]);
+        staging.map_async(wgpu::MapMode::Read, .., |r| r.expect("map failed"));
+        wait(device);
+        let view = staging.get_mapped_range(..).expect("mapped range");
+        view.to_vec()
+    }
+
+    /// Seconds per run of `record`, timed over a batch submitted and waited on:
+    /// by the device's timestamps where it has them, else by the host's clock.
+    pub(crate) fn time_per_run(&self, batch: u32, record: &Record) -> f64 {
+        let device = self.gpu.device();
+        let mut encoder = device.create_command_encoder(&Default::default());
+        if let Some(t) = &self.timestamps {
+            encoder.write_timestamp(&t.queries, 0);
+        }
+        for _ in 0..batch {
+            record(&mut encoder);
+        }
+        if let Some(t) = &self.timestamps {
+            encoder.write_timestamp(&t.queries, 1);
+            encoder.resolve_query_set(&t.queries, 0..2, &t.resolved, 0);
+            encoder.copy_buffer_to_buffer(&t.resolved, 0, &t.readback, 0, 16);
+        }
+        let start = Instant::now();
+        self.gpu.queue().submit([encoder.finish()]);
+        wait(device);
+        let wall = start.elapsed().as_secs_f64();
+        let seconds = match &self.timestamps {
+            Some(t) => t.read(&self.gpu),
+            None => wall,
+        };
+        seconds / f64::from(batch)
+    }
+
+    /// Seconds per run of each of `runs` in each round: the rounds alternate
+    /// between them in batches of about 25 ms, so that all see the same machine
+    /// state, for `seconds` and at least 5 rounds.
+    pub(crate) fn time_rounds(&self, seconds: f64, runs: &[&Record]) -> Vec<Vec<f64>> {
+        let batches: Vec<u32> = runs
+            .iter()
+            .map(|run| {
+                self.time_per_run(1, run); // warm-up: pipelines, first touch of memory
+                ((0.025 / self.time_per_run(1, run)) as u32).clamp(1, 64)
+            })
+            .collect();
+        let mut times = vec![Vec::new(); runs.len()];
+        let deadline = Instant::now() + Duration::from_secs_f64(seconds);
+        while Instant::now() < deadline || times[0].len() < 5 {
+            for ((run, &batch), times) in runs.iter().zip(&batches).zip(&mut times) {
+                times.push(self.time_per_run(batch, run));
+            }
+        }
+        times
+    }
+
+    /// Median seconds per run of each of `runs` ([`Bench::time_rounds`]).
+    pub(crate) fn time(&self, seconds: f64, runs: &[&Record]) -> Vec<f64> {
+        self.time_rounds(seconds, runs)
+            .into_iter()
+            .map(median)
+            .collect()
+    }
+}
+
+/// The adapter `Gpu::new` opens, with its device asked also for timestamp queries
+/// inside encoders where the adapter has them.
+pub(crate) fn open_gpu() -> Result<Gpu, revseq::Error> {
+    let adapter = pollster::block_on(revseq::adapter_from_env())?;
+    let wanted = wgpu::Features::SHADER_INT64
+        | wgpu::Features::SUBGROUP
+        | wgpu::Features::TIMESTAMP_QUERY
+        | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS;
+    let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+        label: Some("revseq bench"),
+        required_features: adapter.features() & wanted,
+        required_limits: adapter.limits(),
+        ..Default::default()
+    }))
+    .map_err(|e| revseq::Error::RequestDevice {
+        adapter: adapter.get_info().name,
+        message: e.to_string(),
+    })?;
+    Ok(Gpu::from_wgpu(device, queue))
+}
+
+/// A pair of timestamp queries and the buffers their values pass through.
+pub(crate) struct Timestamps {
+    pub(crate) queries: wgpu::QuerySet,
+    pub(crate) resolved: wgpu::Buffer,
+    pub(crate) readback: wgpu::Buffer,
+    /// Nanoseconds per tick.
+    pub(crate) period: f64,
+}
+
+impl Timestamps {
+    pub(crate) fn new(gpu: &Gpu) -> Option<Timestamps> {
+        let device = gpu.device();
+        let needed =
+            wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS;
+        if !device.features().contains(needed) {
+            return None;
+        }
+        let buffer = |usage| {
+            device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("bench timestamps"),
+                size: 16,
+                usage,
+                mapped_at_creation: false,
+            })
+        };
+        Some(Timestamps {
+            queries: device.create_query_set(&wgpu::QuerySetDescriptor {
+                label: Some("bench timestamps"),
+                ty: wgpu::QueryType::Timestamp,
+                count: 2,
+            }),
+            resolved: buffer(wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC),
+            readback: buffer(wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST),
+            period: f64::from(gpu.queue().get_timestamp_period()),
+        })
+    }
+
+    /// Seconds between the two timestamps of the batch just waited on.
+    pub(crate) fn read(&self, gpu: &Gpu) -> f64 {
+        self.readback
+            .map_async(wgpu::MapMode::Read, .., |r| r.expect("map failed"));
+        wait(gpu.device());
+        let ticks: [u64; 2] = {
+            let view = self.readback.get_mapped_range(..).expect("mapped range");
+            bytemuck::pod_read_unaligned(&view[..16])
+        };
+        self.readback.unmap();
+        ticks[1].saturating_sub(ticks[0]) as f64 * self.period * 1e-9
+    }
+}
+
+/// Waits for everything submitted so far in slices of 20 ms (`PollType::Wait`
+/// with a timeout), never one long wait. Safe here, where one thread polls: in
+/// wgpu-core 30 such a wait that times out while another thread polls the same
+/// device can trip an assertion, so the library's `wait_for_queue` polls without
+/// waiting instead, pausing between polls, which would blur wall-clock times.
+pub(crate) fn wait(device: &wgpu::Device) {
+    loop {
+        match device.poll(wgpu::PollType::Wait {
+            submission_index: None,
+            timeout: Some(Duration::from_millis(20)),
+        }) {
+            Ok(_) => return,
+            Err(wgpu::PollError::Timeout) => continue,
+            Err(error) => panic!("poll failed: {error}"),
+        }
+    }
+}
+
+pub(crate) fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+pub(crate) fn geomean(values: impl Iterator<Item = f64>) -> f64 {
+    let (sum, n) = values.fold((0.0, 0), |(s, n), v| (s + v.ln(), n + 1));
+    (sum / f64::from(n)).exp()
+}
+
+/// Rounds whose baseline time (`baseline`, one a round) is more than 25% off its
+/// median: a ratio taken in such a round says more about the machine than the
+/// kernel.
+pub(crate) fn off_rounds(baseline: &[f64]) -> usize {
+    let median = median(baseline.to_vec());
+    baseline
+        .iter()
+        .filter(|&&t| (t / median - 1.0).abs() > 0.25)
+        .count()
+}

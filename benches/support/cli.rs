@@ -1,0 +1,81 @@
+//! The benchmark's command line.
+
+use revseq::DataType;
+
+use crate::layouts::WIDTHS;
+
+pub(crate) struct Args {
+    /// `--mib`, where given.
+    pub(crate) mib: Option<u64>,
+    pub(crate) seconds: f64,
+    pub(crate) json: Option<String>,
+    pub(crate) sweep: bool,
+    /// `--largest-mib`: the sweep's largest tensor, where less than the adapter's.
+    pub(crate) largest_mib: Option<u64>,
+    pub(crate) gpu_model: bool,
+    pub(crate) layouts: Vec<String>,
+    pub(crate) widths: Vec<u32>,
+}
+
+impl Args {
+    /// Whether `--layout` names `layout`, or names none.
+    pub(crate) fn wants_layout(&self, layout: &str) -> bool {
+        self.layouts.is_empty() || self.layouts.iter().any(|l| l == layout)
+    }
+
+    /// The element types of the widths `--width` names, or of all of them.
+    pub(crate) fn widths(&self) -> impl Iterator<Item = DataType> + '_ {
+        WIDTHS
+            .into_iter()
+            .filter(|d| self.widths.is_empty() || self.widths.contains(&d.size_in_bytes()))
+    }
+}
+
+pub(crate) fn args() -> Args {
+    let mut args = Args {
+        mib: None,
+        seconds: 0.6,
+        json: None,
+        sweep: false,
+        largest_mib: None,
+        gpu_model: false,
+        layouts: Vec::new(),
+        widths: Vec::new(),
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(arg) = it.next() {
+        // `cargo bench` adds `--bench`; anything else unknown is ignored likewise.
+        match arg.as_str() {
+            "--mib" => args.mib = Some(it.next().and_then(|v| v.parse().ok()).expect("--mib N")),
+            "--seconds" => {
+                args.seconds = it.next().and_then(|v| v.parse().ok()).expect("--seconds S")
+            }
+            "--json" => args.json = Some(it.next().expect("--json PATH")),
+            "--sweep" => args.sweep = true,
+            "--largest-mib" => {
+                args.largest_mib = it.next().and_then(|v| v.parse().ok());
+                assert!(args.largest_mib.is_some(), "--largest-mib N");
+            }
+            "--gpu-model" => args.gpu_model = true,
+            "--layout" => args.layouts.push(it.next().expect("--layout NAME")),
+            "--width" => args.widths.push(
+                it.next()
+                    .and_then(|v| v.parse().ok())
+                    .expect("--width BYTES"),
+            ),
+            _ => {}
+        }
+    }
+    args
+}
+
+/// MiB a tensor takes: `--mib`, else 16 on a CPU adapter and 256 on a GPU, so that
+/// a GPU's timings measure its memory, not its L2 cache (50 MB on an H100).
+pub(crate) fn mib(args: &Args, info: &wgpu::AdapterInfo) -> u64 {
+    args.mib
+        .unwrap_or(if info.device_type == wgpu::DeviceType::Cpu {
+            16
+        } else {
+            256
+        })
+}

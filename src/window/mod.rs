@@ -1,0 +1,191 @@
+//! Windowed dispatch: tensors larger than one storage binding, or than the 2^32
+//! bytes a kernel's u32 offsets reach, run as several dispatches, each binding a
+//! window (offset + size) of each buffer.
+//!
+//! The output is cut into pieces along the canonical layout: the largest suffix of
+//! its dimensions whose output and lengths spans fit one window, with as many
+//! positions of the dimension above it as fit; the dimensions further out are
+//! fixed per piece. Every output element lies in exactly one piece, and a piece's
+//! offsets, relative to its origin, fit a u32.
+//!
+//! A piece's sources lie in the input region its other coordinates select, over
+//! the whole axis: the lane's length, read on the device, picks the position. When
+//! that region fits one window, one dispatch writes the whole piece, with any kernel
+//! variant. When it does not (the axis spans more than a window), there are three
+//! ways, in this order of preference (`docs/windows.md` has their measurements):
+//!
+//! - Pairs (`runs` where the tuning walks it, `strategy::walks_pairs`, and `rows` for
+//!   lanes longer than a window): pieces of whole axis positions, each paired with
+//!   the input windows of whole positions it may read. In each pair, `runs` walks
+//!   the positions whose source that window holds, run by run or lane by lane;
+//!   `rows/pairs.wgsl` writes the vectors whose sources the window owns (a lane's
+//!   windows bind one vector past what they own, and a piece's windows run
+//!   downwards: see the kernel). Each byte moves once, and nothing else is
+//!   touched. No copies; dispatches grow with the square of the windows an axis
+//!   spans (W(W+1)/2 at most), though only those a length gives work write, and
+//!   the others cost a length load per lane.
+//! - Staging ([`Staging`]): pieces that hold the whole axis, whose every position
+//!   is one contiguous segment of input and of output. `record` copies the input
+//!   segments into a scratch buffer, runs the piece there with any variant, and
+//!   copies the output segments back: one dispatch a piece, linear in the tensor,
+//!   at the price of two buffer copies of it. Two scratch buffers, each at most
+//!   one window.
+//! - Scanning pairs: anything else (lanes not whole words, strided or
+//!   interleaved positions, narrow elements at odd offsets): the piece runs once
+//!   per input window that may hold its sources, each dispatch writing only the
+//!   elements whose source lies in its window. A source lies in exactly one
+//!   window, so every element is still written exactly once. An element a
+//!   dispatch skips keeps its bytes: the 1- and 2-byte kernel merges the elements
+//!   it writes into the words it stores, and the dispatches of one compute pass
+//!   run in order, each seeing the writes of those before it. Only the general
+//!   kernels run these; each dispatch visits its whole piece.
+//!
+//! Input windows hold whole axis positions where one position's sources end
+//! before the next position's begin: a source's position then names its window,
+//! and windows that no output position of the piece can read from are not
+//! dispatched. Where positions interleave, windows are ranges of input offsets from
+//! the piece's origin.
+
+mod geometry;
+mod pairs;
+mod staged;
+pub(crate) mod strategy;
+#[cfg(test)]
+mod tests;
+
+use crate::error::Error;
+use crate::layout::Layout;
+use pairs::pairs;
+use staged::staged;
+
+/// The most dispatches one operator records. Pieces are as large as a window
+/// allows, so only strides that scatter a tensor over far more memory than it
+/// holds come near it.
+pub(crate) const MAX_DISPATCHES: usize = 1 << 16;
+
+/// The most bytes a kernel addresses in one binding: its offsets are u32 counts of
+/// bytes.
+pub(crate) const MAX_WINDOW_BYTES: u64 = u32::MAX as u64 & !3;
+
+/// A byte range of one of the caller's bindings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Window {
+    pub(crate) offset: u64,
+    pub(crate) size: u64,
+}
+
+/// A piece of the output and the windows its dispatch binds.
+#[derive(Clone, Debug)]
+pub(crate) struct Piece {
+    /// The piece, with offsets relative to its origin in each tensor. When the piece
+    /// holds a single position of an axis cut further out, the axis is its first
+    /// dimension, of size 1.
+    pub(crate) layout: Layout,
+    /// Input, sequence lengths and output, relative to the caller's bindings.
+    pub(crate) windows: [Window; 3],
+    /// Elements from the start of each window to the piece's origin. The input's
+    /// wraps (mod 2^32) where a window starts past the origin: the kernel adds it to
+    /// offsets that lie in the window, so the sum is exact.
+    pub(crate) shifts: [u32; 3],
+    /// The axis position of the piece's first position along the axis.
+    pub(crate) axis_start: u32,
+    /// The axis positions [lo, hi) of the sources this dispatch writes.
+    pub(crate) positions: [u32; 2],
+    /// The input offsets [lo, hi) of the sources this dispatch writes, relative to
+    /// the origin of position `positions[0]` in the piece.
+    pub(crate) sources: [u32; 2],
+    /// Whether the piece holds the whole axis and one window all its sources, so
+    /// that any kernel variant can run it.
+    pub(crate) whole: bool,
+    /// Whether the dispatch's sources are chosen by axis position alone, so that
+    /// `Runs`, which moves whole runs of one position, can run it.
+    pub(crate) by_position: bool,
+    /// Where the piece's input and output are staged through scratch buffers: the
+    /// input and output windows are then ranges of the scratch buffers.
+    pub(crate) staging: Option<Staging>,
+}
+
+/// A staged piece: it holds the whole axis, and each axis position's input and
+/// output are one contiguous segment of the caller's buffers. `record` copies
+/// the input segments into the input scratch buffer, one after the other, runs
+/// the piece there (every source in one window, so any kernel variant), and
+/// copies the output segments back.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Staging {
+    /// Axis positions: segments of each tensor.
+    pub(crate) positions: u32,
+    /// The input's segments.
+    pub(crate) input: Segments,
+    /// The output's segments: exactly the piece's output elements, no other bytes.
+    pub(crate) output: Segments,
+}
+
+/// Segments of one tensor, `positions` of them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Segments {
+    /// Bytes from the caller's binding to the first segment.
+    pub(crate) origin: u64,
+    /// Bytes from one segment to the next in the caller's binding.
+    pub(crate) stride: u64,
+    /// Bytes of one segment: a multiple of 4, as buffer copies need.
+    pub(crate) bytes: u64,
+    /// Bytes from one segment to the next in scratch: `bytes`, or more where the
+    /// piece is padded to whole vectors.
+    pub(crate) pitch: u64,
+}
+
+/// Cuts the operator on `layout` into pieces, a dispatch each. `widths` are the bytes per
+/// element of input, sequence lengths and output, `bytes` their tensors' sizes;
+/// `window` is the most bytes one binding may hold and `align` the storage offset
+/// alignment. One dispatch, binding every tensor whole, where they all fit.
+/// Pieces of whole positions may pair with input windows where `walk_pairs`
+/// allows it (the kernel walks them), and stage through scratch where `stage` does.
+pub(crate) fn split(
+    layout: &Layout,
+    widths: [u64; 3],
+    bytes: [u64; 3],
+    window: u64,
+    align: u64,
+    walk_pairs: impl FnOnce() -> bool,
+    stage: bool,
+) -> Result<Vec<Piece>, Error> {
+    let window = window.min(MAX_WINDOW_BYTES) & !3;
+    // A tensor without elements binds nothing, however far its lengths or strides
+    // reach: one dispatch with no work, which `record` skips.
+    if layout.element_count() == 0 || bytes.iter().all(|b| b.next_multiple_of(4) <= window) {
+        return Ok(vec![Piece {
+            layout: layout.clone(),
+            windows: bytes.map(|b| Window {
+                offset: 0,
+                size: b.next_multiple_of(4),
+            }),
+            shifts: [0; 3],
+            axis_start: 0,
+            positions: [0, u32::MAX],
+            sources: [0, u32::MAX],
+            whole: true,
+            by_position: true,
+            staging: None,
+        }]);
+    }
+    let paired = pairs(layout, widths, bytes, window, align);
+    // Pieces whose sources fit one window; or, for a kernel that walks a piece's
+    // positions, pieces of whole positions paired with input windows of whole
+    // positions (each run moved once, by the pair whose window holds its source).
+    if let Ok(pieces) = &paired {
+        let whole = pieces.iter().all(|d| d.whole);
+        if whole || (pieces.iter().all(|d| d.by_position) && walk_pairs()) {
+            return paired;
+        }
+    }
+    // Pieces whose sources span several windows: staged where their segments
+    // allow it (linear in the tensor, and any kernel variant), else paired with
+    // each input window in turn.
+    match stage
+        .then(|| staged(layout, widths, window, align))
+        .flatten()
+    {
+        Some(dispatches) => Ok(dispatches),
+        None => paired,
+    }
+}

@@ -1,0 +1,324 @@
+//! Which layouts select which variant, under each tuning: a fast path cannot
+//! silently fall back, nor a fallback hide a fast path's bug; and the key fields
+//! a plan decides (64-bit words, shared length loads).
+
+use revseq::{DataType, ReverseSubsequences, TensorDesc, Tuning, Variant};
+
+use super::{check, check_on, desc, elements, WIDTHS};
+use crate::support::{gpu, gpu_with_limits, Rng, LENGTH_TYPES};
+
+#[test]
+fn each_layout_selects_its_variant() {
+    let u32s = DataType::Uint32;
+    let i64s = DataType::Int64;
+    let cases = [
+        // Axis innermost: Rows when a row is a whole number of 16-byte vectors.
+        (
+            desc(DataType::Float32, &[5, 64], 1, u32s, None),
+            Variant::Rows,
+        ),
+        (
+            desc(DataType::Uint8, &[5, 48], 1, u32s, None),
+            Variant::Rows,
+        ),
+        (
+            desc(DataType::Float16, &[5, 8], 1, u32s, None),
+            Variant::Rows,
+        ),
+        (
+            desc(DataType::Uint8, &[5, 63], 1, u32s, None),
+            Variant::General,
+        ),
+        // Whole words but not whole vectors: Rows on words.
+        (
+            desc(DataType::Float32, &[5, 63], 1, u32s, None),
+            Variant::Rows,
+        ),
+        // ONNX [batch, time, inner] and [time, batch, inner]: Runs.
+        (
+            desc(DataType::Float32, &[3, 7, 4], 1, i64s, Some(&[1, 0, 0])),
+            Variant::Runs,
+        ),
+        (
+            desc(DataType::Uint8, &[7, 3, 32], 0, i64s, Some(&[0, 1, 0])),
+            Variant::Runs,
+        ),
+        // Runs of whole words but not whole vectors: Runs on words; runs of 6 bytes
+        // are neither.
+        (
+            desc(DataType::Float32, &[3, 7, 3], 1, i64s, Some(&[1, 0, 0])),
+            Variant::Runs,
+        ),
+        (
+            desc(DataType::Uint8, &[3, 7, 6], 1, i64s, Some(&[1, 0, 0])),
+            Variant::General,
+        ),
+        // One length per element along the inner dimension: Columns on a CPU adapter
+        // along at most 64 positions, on vectors; Gather past them or on words.
+        (
+            desc(DataType::Float32, &[7, 4], 0, u32s, None),
+            Variant::Columns,
+        ),
+        (
+            desc(DataType::Uint8, &[2, 7, 16], 1, u32s, None),
+            Variant::Columns,
+        ),
+        (
+            desc(DataType::Float16, &[64, 8], 0, DataType::Int32, None),
+            Variant::Columns,
+        ),
+        (
+            desc(DataType::Float16, &[65, 8], 0, i64s, None),
+            Variant::Gather,
+        ),
+        (
+            desc(DataType::Float32, &[7, 5], 0, u32s, None),
+            Variant::Gather,
+        ),
+        (
+            desc(DataType::Float32, &[80, 4], 0, u32s, None),
+            Variant::Gather,
+        ),
+        (
+            desc(DataType::Uint8, &[7, 5], 0, u32s, None),
+            Variant::General,
+        ),
+        // ONNX [time, batch]: the batch is the inner dimension, one length each.
+        (
+            desc(DataType::Float32, &[7, 8], 0, i64s, Some(&[0, 1])),
+            Variant::Columns,
+        ),
+        // A size-1 axis reverses nothing; the general kernel copies.
+        (
+            desc(DataType::Float32, &[5, 1], 1, u32s, None),
+            Variant::General,
+        ),
+    ];
+    for (desc, variant) in cases {
+        let compiled = gpu().compile(&desc).unwrap();
+        assert_eq!(compiled.variant(), variant, "{desc:?}");
+    }
+    let words = desc(DataType::Float32, &[3, 7, 3], 1, i64s, Some(&[1, 0, 0]));
+    assert_eq!(gpu().compile(&words).unwrap().key().vector_bytes, 4);
+    let words = desc(DataType::Float32, &[5, 63], 1, u32s, None);
+    assert_eq!(gpu().compile(&words).unwrap().key().vector_bytes, 4);
+    let vectors = desc(DataType::Float32, &[3, 7, 4], 1, i64s, Some(&[1, 0, 0]));
+    assert_eq!(gpu().compile(&vectors).unwrap().key().vector_bytes, 16);
+}
+
+#[test]
+fn vector_kernels_move_64_bit_words_on_a_cpu_adapter_whose_device_has_them() {
+    // `Gpu::new` asks for SHADER_INT64 where the adapter offers it (lavapipe's
+    // Vulkan does; wgpu's GL backend and WebGPU do not). There `Runs` and `Rows` on
+    // 16-byte vectors, `Columns`, and `Gather` of 8- and 16-byte elements move
+    // 64-bit words; a device without it, and the GPU tuning, move 32-bit ones. Same
+    // results required.
+    let int64 = gpu()
+        .device()
+        .features()
+        .contains(wgpu::Features::SHADER_INT64);
+    let plain = gpu_with_limits(|_| {});
+    assert!(!plain
+        .device()
+        .features()
+        .contains(wgpu::Features::SHADER_INT64));
+    eprintln!("64-bit words on the default device: {int64}");
+    let mut rng = Rng::new(29);
+    for data_type in WIDTHS {
+        let w = data_type.size_in_bytes();
+        let v = elements(data_type, 16);
+        // Words but not whole vectors.
+        let words = elements(data_type, 20).max(2) + u32::from(v == 2);
+        for length_type in LENGTH_TYPES {
+            let broadcast = |sizes: &[u32], axis, strides: &[u32]| {
+                desc(data_type, sizes, axis, length_type, Some(strides))
+            };
+            // [batch, time, inner] of 3 and 2 × 128 + 3 vectors a run, and of words;
+            // [time, batch, inner] with the time axis outermost; rows of 3 and 17
+            // vectors, gapped rows, and rows of words. Whether each is on vectors.
+            let mut cases = vec![
+                (
+                    broadcast(&[3, 6, 3 * v], 1, &[1, 0, 0]),
+                    Variant::Runs,
+                    true,
+                ),
+                (
+                    broadcast(&[2, 5, 259 * v], 1, &[1, 0, 0]),
+                    Variant::Runs,
+                    true,
+                ),
+                (
+                    broadcast(&[6, 3, 5 * v], 0, &[0, 1, 0]),
+                    Variant::Runs,
+                    true,
+                ),
+                (
+                    desc(data_type, &[5, 3 * v], 1, length_type, None),
+                    Variant::Rows,
+                    true,
+                ),
+                (
+                    desc(data_type, &[3, 17 * v], 1, length_type, None),
+                    Variant::Rows,
+                    true,
+                ),
+                (
+                    ReverseSubsequences::new(
+                        TensorDesc::new(data_type, &[4, 3 * v]).with_strides(&[4 * v, 1]),
+                        TensorDesc::new(length_type, &[4, 1]),
+                        TensorDesc::new(data_type, &[4, 3 * v]).with_strides(&[5 * v, 1]),
+                        1,
+                    ),
+                    Variant::Rows,
+                    true,
+                ),
+            ];
+            if w < 16 {
+                cases.push((
+                    broadcast(&[3, 6, words], 1, &[1, 0, 0]),
+                    Variant::Runs,
+                    false,
+                ));
+                let d = desc(data_type, &[5, words], 1, length_type, None);
+                cases.push((d, Variant::Rows, false));
+            }
+            for (d, variant, vectors) in cases {
+                let key = check_on(gpu(), &mut rng, &d, variant);
+                let wide = vectors && int64 && gpu().tuning() == Tuning::Cpu;
+                assert_eq!(key.access_bits, if wide { 64 } else { 32 }, "{key:?}");
+                assert_eq!(key.vector_bytes, if vectors { 16 } else { 4 });
+                let key = check_on(&plain, &mut rng, &d, variant);
+                assert_eq!(key.access_bits, 32, "{key:?}");
+                let key = check_on(&gpu().with_tuning(Tuning::Gpu), &mut rng, &d, variant);
+                assert_eq!(key.access_bits, 32, "{key:?}");
+            }
+        }
+        // Lengths per element: `Columns` along an axis of up to 64 positions (of
+        // elements below 16 bytes) on a CPU, `Gather` along longer ones, and every
+        // one on a GPU; 64-bit words for columns of every width and 8- and
+        // 16-byte gathers.
+        let short = desc(data_type, &[9, 3 * v], 0, DataType::Uint32, None);
+        let long = desc(data_type, &[70, 3 * v], 0, DataType::Int64, None);
+        let columns = if w < 16 {
+            Variant::Columns
+        } else {
+            Variant::Gather
+        };
+        let cpu = gpu().tuning() == Tuning::Cpu;
+        for (d, variant, wide) in [(&short, columns, true), (&long, Variant::Gather, w >= 8)] {
+            let variant = if cpu { variant } else { Variant::Tile };
+            let key = check_on(gpu(), &mut rng, d, variant);
+            assert_eq!(
+                key.access_bits,
+                if wide && int64 && cpu { 64 } else { 32 },
+                "{key:?}"
+            );
+            assert_eq!(check_on(&plain, &mut rng, d, variant).access_bits, 32);
+            let tuned = gpu().with_tuning(Tuning::Gpu);
+            assert_eq!(check_on(&tuned, &mut rng, d, Variant::Tile).access_bits, 32);
+        }
+    }
+}
+
+#[test]
+fn rows_share_a_length_load_across_an_8_lane_subgroup() {
+    // `Gpu::new` asks for SUBGROUP where the adapter offers it. On a CPU adapter
+    // with 64-bit words and subgroups of 8 (lavapipe on 256-bit vectors), `rows`
+    // invocations of one row of 1- to 4-byte elements share its length and pass
+    // each other their spans' tops: as many as the largest power of two that
+    // divides a row's invocations, up to 8. Wider elements, `runs`, any other
+    // device and the GPU tuning load their own. Same results required, rows
+    // that end past a subgroup's lanes and invocations past the last row included.
+    let device = gpu().device();
+    let info = gpu().adapter_info();
+    let subgroups = device.features().contains(wgpu::Features::SUBGROUP)
+        && device.features().contains(wgpu::Features::SHADER_INT64)
+        && info.subgroup_min_size == 8
+        && info.subgroup_max_size == 8
+        && gpu().tuning() == Tuning::Cpu;
+    eprintln!(
+        "subgroups of {}..={} invocations, SUBGROUP: {}; shared lengths: {subgroups}",
+        info.subgroup_min_size,
+        info.subgroup_max_size,
+        device.features().contains(wgpu::Features::SUBGROUP)
+    );
+    let mut rng = Rng::new(31);
+    // (element type, row length, invocations a row: 8 steps of 16 bytes for 1- to
+    // 4-byte elements, 16 for wider ones on packed rows; 12 vectors as 8 and 4)
+    let cases = [
+        (DataType::Float32, 64, 2),
+        (DataType::Float32, 96, 3),
+        (DataType::Float32, 192, 6),
+        (DataType::Float32, 256, 8),
+        (DataType::Float32, 512, 16),
+        (DataType::Uint8, 512, 4),
+        (DataType::Float16, 64, 1),
+        (DataType::Float16, 96, 2),
+        (DataType::Float64, 64, 2),
+        (DataType::Complex128, 64, 4),
+    ];
+    for (data_type, n, invocations) in cases {
+        for rows in [1, 5, 13, 40] {
+            let d = desc(data_type, &[rows, n], 1, DataType::Int32, None);
+            let shared = if subgroups && data_type.size_in_bytes() <= 4 {
+                (1 << u32::trailing_zeros(invocations)).min(8)
+            } else {
+                1
+            };
+            let key = check_on(gpu(), &mut rng, &d, Variant::Rows);
+            assert_eq!(key.share_lengths, shared, "{d:?}");
+            assert_eq!(key.source().uses_subgroups(), shared > 1, "{d:?}");
+            let tuned = gpu().with_tuning(Tuning::Gpu);
+            assert_eq!(
+                check_on(&tuned, &mut rng, &d, Variant::Rows).share_lengths,
+                1
+            );
+        }
+    }
+    // Runs: ONNX [batch, time, 1024 floats], one length per batch, each
+    // invocation loads its own.
+    for (sizes, axis, strides) in [
+        ([3, 5, 1024], 1, [1, 0, 0]),
+        ([5, 3, 1024], 0, [0, 1, 0]),
+        ([3, 5, 64], 1, [1, 0, 0]),
+    ] {
+        let d = desc(
+            DataType::Float32,
+            &sizes,
+            axis,
+            DataType::Int64,
+            Some(&strides),
+        );
+        let key = check_on(gpu(), &mut rng, &d, Variant::Runs);
+        assert_eq!(key.share_lengths, 1, "{d:?}");
+    }
+    // Windowed: each dispatch numbers its invocations from 0.
+    let d = desc(DataType::Float32, &[300, 64], 1, DataType::Uint32, None);
+    let windowed = gpu().with_max_binding(4096);
+    let key = check_on(&windowed, &mut rng, &d, Variant::Rows);
+    assert_eq!(key.share_lengths, if subgroups { 2 } else { 1 });
+}
+
+#[test]
+fn strides_decide_whether_rows_stay_aligned() {
+    let mut rng = Rng::new(21);
+    let base = desc(DataType::Float32, &[6, 16], 1, DataType::Uint32, None);
+    let with = |input: &[u32], output: &[u32]| {
+        ReverseSubsequences::new(
+            base.input.clone().with_strides(input),
+            base.sequence_lengths.clone(),
+            base.output.clone().with_strides(output),
+            1,
+        )
+    };
+    // Row pitches that keep every row 16-byte aligned, including a broadcast input.
+    check(&mut rng, &with(&[20, 1], &[24, 1]), Variant::Rows);
+    check(&mut rng, &with(&[0, 1], &[16, 1]), Variant::Rows);
+    // A pitch of 17 elements starts rows at 4-byte offsets: words, not vectors.
+    for d in [with(&[17, 1], &[16, 1]), with(&[16, 1], &[17, 1])] {
+        check(&mut rng, &d, Variant::Rows);
+        assert_eq!(gpu().compile(&d).unwrap().key().vector_bytes, 4);
+    }
+    // The axis strided in the input: general.
+    check(&mut rng, &with(&[1, 6], &[16, 1]), Variant::General);
+}
