@@ -83,7 +83,8 @@ mod tests {
         let source = Source {
             kernel: Kernel::Elements,
             storage: Storage::Words,
-            shared_lengths: false,
+            slots: &[],
+            subgroups: false,
             wide_multiply: false,
         };
         let wgsl = source.wgsl();

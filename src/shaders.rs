@@ -216,17 +216,18 @@ impl Storage {
 }
 
 /// Everything that decides a shader module's WGSL: a kernel and what fills its
-/// slots.
+/// slots. `storage` and `mul_high` are every kernel's; a family names the files of
+/// its own slots (`rows`: `row_length`, `mirror`) in `slots`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Source {
     /// The kernel.
     pub kernel: Kernel,
     /// How the tensors are stored (`storage`).
     pub storage: Storage,
-    /// Whether the invocations of a `rows` row share one length load through
-    /// subgroup operations (`row_length`: `rows/shared_length.wgsl`, else
-    /// `rows/own_length.wgsl`).
-    pub shared_lengths: bool,
+    /// The family's slots: (slot, file) pairs.
+    pub slots: &'static [(&'static str, &'static str)],
+    /// Whether the module uses subgroup operations.
+    pub subgroups: bool,
     /// Whether the divisions' multiply-high is one 64-bit multiply (`mul_high`:
     /// `shared/mul_high_u64.wgsl`, else `shared/mul_high_halves.wgsl`): the
     /// kernels on 64-bit words, where it is faster on a CPU adapter (docs/general.md).
@@ -251,7 +252,7 @@ impl Source {
         if self.storage == Storage::U64 {
             label.push_str("+u64");
         }
-        if self.shared_lengths {
+        if self.subgroups {
             label.push_str("+subgroups");
         }
         if self.wide_multiply && self.storage != Storage::U64 {
@@ -268,7 +269,7 @@ impl Source {
     /// Whether the module uses subgroup operations, which need
     /// [`wgpu::Features::SUBGROUP`].
     pub fn uses_subgroups(&self) -> bool {
-        self.shared_lengths
+        self.subgroups
     }
 
     /// The file that fills slot `name`.
@@ -277,11 +278,10 @@ impl Source {
             "storage" => self.storage.file(),
             "mul_high" if self.wide_multiply => "shared/mul_high_u64",
             "mul_high" => "shared/mul_high_halves",
-            "row_length" if self.shared_lengths => "rows/shared_length",
-            "row_length" => "rows/own_length",
-            "mirror" if self.storage == Storage::Words => "rows/mirror_narrow",
-            "mirror" => "rows/mirror",
-            other => panic!("no slot named {other}"),
+            other => {
+                let fill = self.slots.iter().find(|(slot, _)| *slot == other);
+                fill.unwrap_or_else(|| panic!("no slot named {other}")).1
+            }
         }
     }
 

@@ -102,7 +102,8 @@ pub fn trace_wgsl(
     let source = Source {
         kernel: Kernel::Elements,
         storage,
-        shared_lengths: false,
+        slots: &[],
+        subgroups: false,
         wide_multiply: false,
     };
     let traced = source.compose_text("test/kernel", Some(wgsl), true);

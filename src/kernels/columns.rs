@@ -69,6 +69,7 @@ pub(super) fn kernel(key: &PipelineKey) -> (Kernel, Storage) {
     )
 }
 
+pub(super) use super::no_slots as slots;
 pub(super) use super::outer_axes as takes_axis;
 pub(super) use super::vector_constants as constants;
 

@@ -69,6 +69,8 @@ pub(super) fn kernel(key: &PipelineKey) -> (Kernel, Storage) {
     (kernel, Storage::Words)
 }
 
+pub(super) use super::no_slots as slots;
+
 /// Any axis.
 pub(super) fn takes_axis(_rank: u32, _axis: u32) -> bool {
     true

@@ -66,7 +66,8 @@ impl PipelineKey {
         Source {
             kernel,
             storage,
-            shared_lengths: self.share_lengths > 1,
+            slots: super::slots(self),
+            subgroups: self.share_lengths > 1,
             // Kernels on 64-bit words have 64-bit integers to multiply with.
             wide_multiply: storage == Storage::U64 || self.wide_multiply,
         }

@@ -135,6 +135,13 @@ macro_rules! families {
             }
         }
 
+        /// The files that fill the family's own slots in `key`'s kernel.
+        pub(crate) fn slots(key: &PipelineKey) -> &'static [(&'static str, &'static str)] {
+            match key.variant {
+                $(Variant::$variant => $room::slots(key),)*
+            }
+        }
+
         /// The family's `override` constants of `key`, after the shared ones.
         pub(crate) fn constants(key: &PipelineKey, constants: &mut Vec<(&'static str, f64)>) {
             match key.variant {
@@ -306,6 +313,11 @@ fn family_keys(
 
 /// The element widths.
 const WIDTHS: [u32; 5] = [1, 2, 4, 8, 16];
+
+/// The slots of a family whose kernels have none of their own.
+fn no_slots(_key: &PipelineKey) -> &'static [(&'static str, &'static str)] {
+    &[]
+}
 
 /// The access sizes of a family that moves 32-bit words only.
 fn words_only(_element_bytes: u32, _vector_bytes: u32) -> &'static [u32] {

@@ -132,6 +132,28 @@ pub(super) fn constants(key: &PipelineKey, constants: &mut Vec<(&'static str, f6
     }
 }
 
+/// How a row's invocations get its length (`row_length`: one load shared through
+/// subgroup operations, or each its own), and whether `rows/pairs.wgsl` mirrors
+/// vectors or words (`mirror`).
+pub(super) fn slots(key: &PipelineKey) -> &'static [(&'static str, &'static str)] {
+    let narrow = Storage::of(key.vector_bytes, key.access_bits) == Storage::Words;
+    match (key.share_lengths > 1, narrow) {
+        (true, false) => &[
+            ("row_length", "rows/shared_length"),
+            ("mirror", "rows/mirror"),
+        ],
+        (true, true) => &[
+            ("row_length", "rows/shared_length"),
+            ("mirror", "rows/mirror_narrow"),
+        ],
+        (false, false) => &[("row_length", "rows/own_length"), ("mirror", "rows/mirror")],
+        (false, true) => &[
+            ("row_length", "rows/own_length"),
+            ("mirror", "rows/mirror_narrow"),
+        ],
+    }
+}
+
 /// The innermost axis.
 pub(super) fn takes_axis(rank: u32, axis: u32) -> bool {
     axis == rank - 1

@@ -148,6 +148,7 @@ pub(super) fn constants(key: &PipelineKey, constants: &mut Vec<(&'static str, f6
     ));
 }
 
+pub(super) use super::no_slots as slots;
 pub(super) use super::outer_axes as takes_axis;
 
 pub(super) fn keys() -> impl Iterator<Item = PipelineKey> {

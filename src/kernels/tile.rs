@@ -92,6 +92,7 @@ pub(super) fn kernel(_key: &PipelineKey) -> (Kernel, Storage) {
     (Kernel::Tile, Storage::Vec4)
 }
 
+pub(super) use super::no_slots as slots;
 pub(super) use super::outer_axes as takes_axis;
 
 pub(super) fn constants(key: &PipelineKey, constants: &mut Vec<(&'static str, f64)>) {
