@@ -159,7 +159,7 @@ impl Gpu {
         )
     }
 
-    /// The same device and queue, with revseq's own runs ([`CompiledReverse::run`]
+    /// The same device and queue, with revseq's own runs ([`CompiledReverse::run`](crate::CompiledReverse::run)
     /// and the typed calls) submitting at most `bytes` of work at a time: output
     /// bytes a dispatch visits, a larger dispatch cut into parts, uploads and the
     /// readback in copies of that size. `None` submits each run whole. The default

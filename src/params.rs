@@ -30,8 +30,11 @@ pub(crate) struct Params {
     /// The dispatch's first workgroup, where one dispatch runs in parts
     /// (`src/submission.rs`): 0 for a dispatch in one part.
     pub(crate) first_group: u32,
+    /// Workgroups with work, for `tile`, whose workgroups (not invocations) take
+    /// the work; 0 elsewhere.
+    pub(crate) groups: u32,
     /// Keeps `vecs` on the 16-byte boundary the WGSL struct puts it on.
-    pub(crate) padding: [u32; 2],
+    pub(crate) padding: u32,
     pub(crate) vecs: Divisor,
     pub(crate) per_row: Divisor,
     pub(crate) blocks: Divisor,
@@ -75,19 +78,16 @@ impl Params {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::shaders::{Kernel, Source, Storage};
+    use crate::kernels::{PipelineKey, Variant};
     use std::mem::offset_of;
 
     #[test]
     fn params_matches_the_wgsl_struct() {
-        let source = Source {
-            kernel: Kernel::Elements,
-            storage: Storage::Words,
-            slots: &[],
-            subgroups: false,
-            wide_multiply: false,
-        };
-        let wgsl = source.wgsl();
+        // A general kernel's WGSL, which holds the uniform's struct.
+        let key = PipelineKey::all()
+            .find(|key| key.variant == Variant::General)
+            .unwrap();
+        let wgsl = key.source().wgsl();
         let module = naga::front::wgsl::parse_str(&wgsl).expect("the kernel parses");
         let (_, ty) = module
             .types
@@ -122,6 +122,7 @@ mod tests {
             ("touch", offset_of!(Params, touch)),
             ("lanes", offset_of!(Params, lanes)),
             ("first_group", offset_of!(Params, first_group)),
+            ("groups", offset_of!(Params, groups)),
             ("vecs", offset_of!(Params, vecs)),
             ("per_row", offset_of!(Params, per_row)),
             ("blocks", offset_of!(Params, blocks)),

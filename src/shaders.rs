@@ -1,13 +1,13 @@
-//! The WGSL sources: every file under `shaders/`, the kernels and their slots, and
-//! the preprocessor that pastes a kernel's imports.
+//! The WGSL sources: the shared files under `shaders/`, what a [`Kernel`] and its
+//! slots are, and the preprocessor that pastes a kernel's imports. The families'
+//! own files come with their kernels (`src/kernels/`).
 //!
 //! Every file under `shaders/` names what it uses with `#import` lines, as vello's
-//! shaders do: `#import shared/params` names a file; `#import storage`,
-//! `#import mul_high`, `#import row_length` and `#import mirror` name a slot that
-//! the [`Source`] fills (how the tensors are stored, how the divisions multiply,
-//! how a `rows` invocation gets its length, whether `rows/pairs` mirrors vectors
-//! or words). [`Source::wgsl`] pastes each file once, where it is
-//! first imported. Lines that start with `#trace` exist only in the trace build
+//! shaders do: `#import shared/params` names a file; `#import storage` and
+//! `#import mul_high` name a slot that every [`Source`] fills (how the tensors are
+//! stored, how the divisions multiply), and a family may have slots of its own
+//! (`rows`: `row_length`, `mirror`). [`Source::wgsl`] pastes each file once, where
+//! it is first imported. Lines that start with `#trace` exist only in the trace build
 //! ([`Source::traced_wgsl`], used by the trace module); the normal build drops them.
 //!
 //! Public so that tools (and this crate's tests) can parse and validate every
@@ -20,8 +20,10 @@ use std::collections::HashSet;
 /// dispatch may use.
 pub const WORKGROUP_SIZE: u32 = 256;
 
-/// Every WGSL file, by the name `#import` gives it.
-const FILES: &[(&str, &str)] = &[
+/// The files every kernel may import, by the name `#import` gives them: the
+/// shared ones, and the trace build's. A family's own files come with its
+/// [`Kernel`]s.
+const SHARED: &[(&str, &str)] = &[
     (
         "shared/params",
         include_str!("../shaders/shared/params.wgsl"),
@@ -55,129 +57,69 @@ const FILES: &[(&str, &str)] = &[
         include_str!("../shaders/shared/element_lengths.wgsl"),
     ),
     (
-        "general/elements",
-        include_str!("../shaders/general/elements.wgsl"),
-    ),
-    (
-        "general/subwords",
-        include_str!("../shaders/general/subwords.wgsl"),
-    ),
-    (
-        "rows/segments",
-        include_str!("../shaders/rows/segments.wgsl"),
-    ),
-    ("rows/rows", include_str!("../shaders/rows/rows.wgsl")),
-    ("rows/mirror", include_str!("../shaders/rows/mirror.wgsl")),
-    (
-        "rows/mirror_narrow",
-        include_str!("../shaders/rows/mirror_narrow.wgsl"),
-    ),
-    ("rows/pairs", include_str!("../shaders/rows/pairs.wgsl")),
-    (
-        "rows/rows_narrow",
-        include_str!("../shaders/rows/rows_narrow.wgsl"),
-    ),
-    (
-        "rows/own_length",
-        include_str!("../shaders/rows/own_length.wgsl"),
-    ),
-    ("runs/runs", include_str!("../shaders/runs/runs.wgsl")),
-    (
-        "gather/blocks",
-        include_str!("../shaders/gather/blocks.wgsl"),
-    ),
-    (
-        "gather/gather",
-        include_str!("../shaders/gather/gather.wgsl"),
-    ),
-    (
-        "gather/gather_narrow",
-        include_str!("../shaders/gather/gather_narrow.wgsl"),
-    ),
-    ("tile/tile", include_str!("../shaders/tile/tile.wgsl")),
-    (
         "shared/storage_u64",
         include_str!("../shaders/shared/storage_u64.wgsl"),
-    ),
-    (
-        "rows/shared_length",
-        include_str!("../shaders/rows/shared_length.wgsl"),
-    ),
-    ("rows/rows_64", include_str!("../shaders/rows/rows_64.wgsl")),
-    (
-        "columns/columns",
-        include_str!("../shaders/columns/columns.wgsl"),
     ),
     ("trace/record", include_str!("../shaders/trace/record.wgsl")),
 ];
 
-/// A kernel: the WGSL file with its entry point, `main`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Kernel {
-    /// [`Variant::General`](crate::Variant::General), elements of 4, 8 or 16 bytes: one invocation per
-    /// output element (`general/elements.wgsl`).
-    Elements,
-    /// [`Variant::General`](crate::Variant::General), elements of 1 or 2 bytes: one invocation per 32-bit
-    /// output word (`general/subwords.wgsl`).
-    Subwords,
-    /// [`Variant::Rows`](crate::Variant::Rows) on 16-byte vectors, computing on 32-bit words
-    /// (`rows/rows.wgsl`).
-    Rows,
-    /// [`Variant::Rows`](crate::Variant::Rows) on 32-bit words, for rows that are whole words but not
-    /// whole vectors (`rows/rows_narrow.wgsl`).
-    RowsNarrow,
-    /// [`Variant::Rows`](crate::Variant::Rows) of 8- and 16-byte elements on 64-bit words, on a CPU
-    /// adapter (`rows/rows_64.wgsl`).
-    Rows64,
-    /// [`Variant::Rows`](crate::Variant::Rows) over a lane longer than a binding window, paired with
-    /// each input window in turn (`rows/pairs.wgsl`).
-    RowPairs,
-    /// [`Variant::Runs`](crate::Variant::Runs) (`runs/runs.wgsl`).
-    Runs,
-    /// [`Variant::Gather`](crate::Variant::Gather) on 16-byte vectors (`gather/gather.wgsl`).
-    Gather,
-    /// [`Variant::Gather`](crate::Variant::Gather) on 32-bit words (`gather/gather_narrow.wgsl`).
-    GatherNarrow,
-    /// [`Variant::Tile`](crate::Variant::Tile) (`tile/tile.wgsl`).
-    Tile,
-    /// [`Variant::Columns`](crate::Variant::Columns) (`columns/columns.wgsl`).
-    Columns,
+/// A kernel: a family's WGSL file with its entry point, `main`, among the family's
+/// files, which it may import besides the shared ones (`shaders/shared/`). The
+/// families make theirs (`src/kernels/`).
+#[derive(Clone, Copy, Debug)]
+pub struct Kernel {
+    file: &'static str,
+    files: &'static [(&'static str, &'static str)],
 }
 
 impl Kernel {
-    /// Every kernel.
-    pub const ALL: [Kernel; 11] = [
-        Kernel::Elements,
-        Kernel::Subwords,
-        Kernel::Rows,
-        Kernel::RowsNarrow,
-        Kernel::Rows64,
-        Kernel::RowPairs,
-        Kernel::Runs,
-        Kernel::Gather,
-        Kernel::GatherNarrow,
-        Kernel::Tile,
-        Kernel::Columns,
-    ];
-
     /// The entry point of every kernel.
     pub const ENTRY_POINT: &'static str = "main";
 
+    /// The kernel in `file` (as `#import` names it: `rows/rows`), one of `files`,
+    /// (name, WGSL) pairs.
+    pub const fn new(file: &'static str, files: &'static [(&'static str, &'static str)]) -> Kernel {
+        Kernel { file, files }
+    }
+
     /// The file with its entry point, as `#import` names it.
     pub const fn file(self) -> &'static str {
-        match self {
-            Kernel::Elements => "general/elements",
-            Kernel::Subwords => "general/subwords",
-            Kernel::Rows => "rows/rows",
-            Kernel::RowsNarrow => "rows/rows_narrow",
-            Kernel::Rows64 => "rows/rows_64",
-            Kernel::RowPairs => "rows/pairs",
-            Kernel::Runs => "runs/runs",
-            Kernel::Gather => "gather/gather",
-            Kernel::GatherNarrow => "gather/gather_narrow",
-            Kernel::Tile => "tile/tile",
-            Kernel::Columns => "columns/columns",
-        }
+        self.file
+    }
+
+    /// The WGSL of file `name`: the family's, or a shared one.
+    fn text(self, name: &str) -> Option<&'static str> {
+        let find = |files: &'static [(&str, &'static str)]| {
+            files.iter().find(|(path, _)| *path == name).map(|f| f.1)
+        };
+        find(self.files).or_else(|| find(SHARED))
+    }
+}
+
+// A kernel is its file: the family's files come with it.
+impl PartialEq for Kernel {
+    fn eq(&self, other: &Kernel) -> bool {
+        self.file == other.file
+    }
+}
+
+impl Eq for Kernel {}
+
+impl std::hash::Hash for Kernel {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.file.hash(state);
+    }
+}
+
+impl PartialOrd for Kernel {
+    fn partial_cmp(&self, other: &Kernel) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Kernel {
+    fn cmp(&self, other: &Kernel) -> std::cmp::Ordering {
+        self.file.cmp(other.file)
     }
 }
 
@@ -318,13 +260,10 @@ impl Source {
         };
         let text = match text {
             Some(text) => text,
-            None => {
-                FILES
-                    .iter()
-                    .find(|(path, _)| *path == file)
-                    .unwrap_or_else(|| panic!("no shader file {file}"))
-                    .1
-            }
+            None => self
+                .kernel
+                .text(file)
+                .unwrap_or_else(|| panic!("no shader file {file}")),
         };
         if !seen.insert(file.to_string()) {
             return;

@@ -100,7 +100,7 @@ pub fn trace_wgsl(
     every: u32,
 ) -> Result<Trace, Error> {
     let source = Source {
-        kernel: Kernel::Elements,
+        kernel: Kernel::new("test/kernel", &[]),
         storage,
         slots: &[],
         subgroups: false,

@@ -145,7 +145,7 @@ fn walk_lanes(id: u32) {
     let groups = params.count / WORKGROUP_SIZE;
     let group = id / WORKGROUP_SIZE;
     let interleave = params.interleave;
-    let per_run = params.per_row.value;
+    let per_row = params.per_row.value;
     // This invocation's place among its lane's workgroups (with fewer
     // workgroups than lanes, each lane has one).
     let place = (group / lanes) * WORKGROUP_SIZE + id % WORKGROUP_SIZE;
@@ -158,9 +158,9 @@ fn walk_lanes(id: u32) {
         let r = pair_ranges(len);
         let reversed = max(r.r0, r.r1) - r.r0;
         let positions = reversed + max(r.c0, r.c1) - r.c0;
-        // A block is `interleave` invocation shares of one run (`per_run` is a
+        // A block is `interleave` invocation shares of one run (`per_row` is a
         // multiple of `interleave`): what one step of a team moves.
-        let blocks = positions * (per_run / interleave);
+        let blocks = positions * (per_row / interleave);
         let teams = shares * WORKGROUP_SIZE / interleave;
         let per_team = (blocks + teams - 1u) / teams;
         let b0 = min(place / interleave * per_team, blocks);
@@ -169,14 +169,14 @@ fn walk_lanes(id: u32) {
             continue;
         }
         var p = divide(b0 * interleave, params.per_row);
-        var i = b0 * interleave - p * per_run + place % interleave;
+        var i = b0 * interleave - p * per_row + place % interleave;
         for (var b = b0; b < b1; b++) {
             let t = select(r.c0 + p - reversed, r.r0 + p, p < reversed);
             let s = select(t, len - 1u - t, p < reversed);
             move_run(o, t - a0, s, first_vector(i, interleave), interleave);
             i += interleave;
-            if (i >= per_run) {
-                i -= per_run;
+            if (i >= per_row) {
+                i -= per_row;
                 p += 1u;
             }
         }

@@ -55,7 +55,7 @@ fn main(
     // The workgroup's index, uniform across it: the barrier below needs every
     // invocation of a workgroup to take the same path.
     let index = workgroup_index(group, groups);
-    if (index >= params.count) {
+    if (index >= params.groups) {
         return;
     }
     let run = divide(index, params.bands);

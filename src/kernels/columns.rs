@@ -62,11 +62,12 @@ impl Family for Plan {
     }
 }
 
+/// The family's WGSL files, and its kernels among them.
+const FILES: &[(&str, &str)] = wgsl!["columns/columns",];
+const COLUMNS: Kernel = Kernel::new("columns/columns", FILES);
+
 pub(super) fn kernel(key: &PipelineKey) -> (Kernel, Storage) {
-    (
-        Kernel::Columns,
-        Storage::of(key.vector_bytes, key.access_bits),
-    )
+    (COLUMNS, Storage::of(key.vector_bytes, key.access_bits))
 }
 
 pub(super) use super::no_slots as slots;

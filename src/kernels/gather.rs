@@ -82,11 +82,16 @@ impl Family for Plan {
     }
 }
 
+/// The family's WGSL files, and its kernels among them.
+const FILES: &[(&str, &str)] = wgsl!["gather/gather", "gather/gather_narrow", "gather/blocks",];
+const GATHER: Kernel = Kernel::new("gather/gather", FILES);
+const GATHER_NARROW: Kernel = Kernel::new("gather/gather_narrow", FILES);
+
 pub(super) fn kernel(key: &PipelineKey) -> (Kernel, Storage) {
     let storage = Storage::of(key.vector_bytes, key.access_bits);
     let kernel = match storage {
-        Storage::Words => Kernel::GatherNarrow,
-        _ => Kernel::Gather,
+        Storage::Words => GATHER_NARROW,
+        _ => GATHER,
     };
     (kernel, storage)
 }

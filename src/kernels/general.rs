@@ -60,11 +60,16 @@ impl Family for Plan {
     }
 }
 
+/// The family's WGSL files, and its kernels among them.
+const FILES: &[(&str, &str)] = wgsl!["general/elements", "general/subwords",];
+const ELEMENTS: Kernel = Kernel::new("general/elements", FILES);
+const SUBWORDS: Kernel = Kernel::new("general/subwords", FILES);
+
 pub(super) fn kernel(key: &PipelineKey) -> (Kernel, Storage) {
     let kernel = if key.element_bytes < 4 {
-        Kernel::Subwords
+        SUBWORDS
     } else {
-        Kernel::Elements
+        ELEMENTS
     };
     (kernel, Storage::Words)
 }

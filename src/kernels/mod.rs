@@ -7,6 +7,14 @@
 //! runs), its plan (how its work is cut into invocations), its kernels' WGSL and
 //! key, and what it writes into the layout uniform.
 
+/// A family's WGSL files: (name, text) pairs for the names given, each
+/// `shaders/<name>.wgsl`.
+macro_rules! wgsl {
+    ($($name:literal),* $(,)?) => {
+        &[$(($name, include_str!(concat!("../../shaders/", $name, ".wgsl")))),*]
+    };
+}
+
 mod columns;
 mod gather;
 mod general;

@@ -114,13 +114,30 @@ impl Family for Plan {
     }
 }
 
+/// The family's WGSL files, and its kernels among them.
+const FILES: &[(&str, &str)] = wgsl![
+    "rows/rows",
+    "rows/rows_narrow",
+    "rows/rows_64",
+    "rows/pairs",
+    "rows/segments",
+    "rows/mirror",
+    "rows/mirror_narrow",
+    "rows/own_length",
+    "rows/shared_length",
+];
+const ROWS: Kernel = Kernel::new("rows/rows", FILES);
+const ROWS_NARROW: Kernel = Kernel::new("rows/rows_narrow", FILES);
+const ROWS_64: Kernel = Kernel::new("rows/rows_64", FILES);
+const PAIRS: Kernel = Kernel::new("rows/pairs", FILES);
+
 pub(super) fn kernel(key: &PipelineKey) -> (Kernel, Storage) {
     let storage = Storage::of(key.vector_bytes, key.access_bits);
     let kernel = match storage {
-        _ if key.walk == Walk::Pairs => Kernel::RowPairs,
-        Storage::Words => Kernel::RowsNarrow,
-        Storage::U64 if key.element_bytes >= 8 => Kernel::Rows64,
-        _ => Kernel::Rows,
+        _ if key.walk == Walk::Pairs => PAIRS,
+        Storage::Words => ROWS_NARROW,
+        Storage::U64 if key.element_bytes >= 8 => ROWS_64,
+        _ => ROWS,
     };
     (kernel, storage)
 }

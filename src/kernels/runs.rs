@@ -23,8 +23,9 @@ pub(crate) struct Plan {
     /// Invocations that interleave their vectors: invocation i of a group takes
     /// every `interleave`-th vector from the group's i-th.
     pub(super) interleave: u32,
-    /// Invocations per run.
-    pub(super) per_run: u32,
+    /// Invocations per run (a run: a row of the innermost dimension at one axis
+    /// position; `params.per_row`, as `rows` names its own).
+    pub(super) per_row: u32,
     pub(super) access_bits: u32,
     pub(super) invocations: u32,
     /// Whether the invocations walk the piece's axis positions, each its run's
@@ -51,14 +52,14 @@ pub(super) fn plan(layout: &Layout, element_bytes: u32, profile: &Profile) -> Op
         .into_iter()
         .find(|&steps| steps > 0 && vecs >= interleave * steps)
         .map_or((alone, 1), |steps| (steps, interleave));
-    let per_run = vecs.div_ceil(steps * interleave) * interleave;
+    let per_row = vecs.div_ceil(steps * interleave) * interleave;
     Some(Plan {
         vector,
         steps,
         interleave,
-        per_run,
+        per_row,
         access_bits: tuning::access_bits(profile, vectors_in_64(element_bytes, vector.bytes)),
-        invocations: (vector.rows * u64::from(per_run)) as u32,
+        invocations: (vector.rows * u64::from(per_row)) as u32,
         walk: Walk::None,
         lanes: 0,
     })
@@ -87,12 +88,12 @@ impl Plan {
             PairWalk::ByLane => {
                 let vecs = self.vector.vecs;
                 let interleave = tuning::lane_walk_interleave(tuning, self.interleave, vecs);
-                let per_run = vecs.div_ceil(self.steps * interleave) * interleave;
-                let shares = self.vector.rows * u64::from(per_run);
+                let per_row = vecs.div_ceil(self.steps * interleave) * interleave;
+                let shares = self.vector.rows * u64::from(per_row);
                 let grid = u64::from(tuning::pair_invocations(tuning));
                 Plan {
                     interleave,
-                    per_run,
+                    per_row,
                     invocations: shares
                         .next_multiple_of(u64::from(crate::shaders::WORKGROUP_SIZE))
                         .min(grid) as u32,
@@ -129,14 +130,18 @@ impl Family for Plan {
     fn write(&self, params: &mut Params) {
         params.count = self.invocations;
         params.vecs = Divisor::new(self.vector.vecs);
-        params.per_row = Divisor::new(self.per_run);
+        params.per_row = Divisor::new(self.per_row);
         params.interleave = self.interleave;
         params.lanes = self.lanes;
     }
 }
 
+/// The family's WGSL files, and its kernels among them.
+const FILES: &[(&str, &str)] = wgsl!["runs/runs",];
+const RUNS: Kernel = Kernel::new("runs/runs", FILES);
+
 pub(super) fn kernel(key: &PipelineKey) -> (Kernel, Storage) {
-    (Kernel::Runs, Storage::of(key.vector_bytes, key.access_bits))
+    (RUNS, Storage::of(key.vector_bytes, key.access_bits))
 }
 
 pub(super) fn constants(key: &PipelineKey, constants: &mut Vec<(&'static str, f64)>) {

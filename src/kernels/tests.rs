@@ -224,24 +224,24 @@ fn runs_interleave_their_vectors_on_a_cpu_when_a_run_fills_the_group() {
     // 300 vectors a run: groups of 8 invocations, 16 vectors each, cover 128;
     // three groups a run, the last partly idle.
     let cpu = runs(300, true);
-    assert_eq!((cpu.steps, cpu.interleave, cpu.per_run), (16, 8, 24));
+    assert_eq!((cpu.steps, cpu.interleave, cpu.per_row), (16, 8, 24));
     assert_eq!(cpu.invocations, 15 * 24);
     // 100 vectors: a group of 16 each would idle; 8 each cover 64.
     let mid = runs(100, true);
-    assert_eq!((mid.steps, mid.interleave, mid.per_run), (8, 8, 16));
+    assert_eq!((mid.steps, mid.interleave, mid.per_row), (8, 8, 16));
     // A run shorter than a group's 64 vectors keeps each invocation's consecutive.
     let short = runs(40, true);
-    assert_eq!((short.steps, short.interleave, short.per_run), (8, 1, 5));
+    assert_eq!((short.steps, short.interleave, short.per_row), (8, 1, 5));
     let tiny = runs(3, true);
-    assert_eq!((tiny.steps, tiny.interleave, tiny.per_run), (4, 1, 1));
+    assert_eq!((tiny.steps, tiny.interleave, tiny.per_row), (4, 1, 1));
     // A GPU's warps of 32 interleave 4 vectors each where a run fills them, 2
     // where it fills half as many; shorter runs take one vector an invocation.
     let gpu = runs(300, false);
-    assert_eq!((gpu.steps, gpu.interleave, gpu.per_run), (4, 32, 96));
+    assert_eq!((gpu.steps, gpu.interleave, gpu.per_row), (4, 32, 96));
     let half = runs(100, false);
-    assert_eq!((half.steps, half.interleave, half.per_run), (2, 32, 64));
+    assert_eq!((half.steps, half.interleave, half.per_row), (2, 32, 64));
     let short = runs(40, false);
-    assert_eq!((short.steps, short.interleave, short.per_run), (1, 1, 40));
+    assert_eq!((short.steps, short.interleave, short.per_row), (1, 1, 40));
     // 64-bit words for runs on a CPU whose device has them, not on a GPU.
     assert_eq!((cpu.access_bits, gpu.access_bits), (64, 32));
 }

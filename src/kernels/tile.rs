@@ -81,15 +81,19 @@ impl Family for Plan {
     }
 
     fn write(&self, params: &mut Params) {
-        params.count = self.workgroups;
+        params.groups = self.workgroups;
         params.vecs = Divisor::new(self.vector.vecs);
         params.band = Divisor::new(self.band);
         params.bands = Divisor::new(self.bands);
     }
 }
 
+/// The family's WGSL files, and its kernels among them.
+const FILES: &[(&str, &str)] = wgsl!["tile/tile",];
+const TILE: Kernel = Kernel::new("tile/tile", FILES);
+
 pub(super) fn kernel(_key: &PipelineKey) -> (Kernel, Storage) {
-    (Kernel::Tile, Storage::Vec4)
+    (TILE, Storage::Vec4)
 }
 
 pub(super) use super::no_slots as slots;
