@@ -1,0 +1,127 @@
+//! Pieces staged through scratch: linear in the tensor, the fast variant kept for
+//! ragged runs, and buffers without copy usages.
+
+use revseq::{DataType, TensorRole, Tuning, Variant, Walk};
+
+use crate::record::run_at_offset_on;
+
+use super::{
+    check, check_on, outermost_spanning, packed, ragged_per_element, small_windows,
+    time_major_spanning, WINDOW,
+};
+
+#[test]
+fn per_element_lanes_spanning_windows_are_staged_in_linear_dispatches() {
+    let gpu = small_windows();
+    for data_type in [DataType::Float32, DataType::Float16, DataType::Uint8] {
+        let [small, large] = [1, 2].map(|scale| outermost_spanning(data_type, scale));
+        let (a, b) = (gpu.compile(&small).unwrap(), gpu.compile(&large).unwrap());
+        for op in [&a, &b] {
+            assert!(
+                op.scratch_bytes() > 0 && op.scratch_bytes() <= 2 * u64::from(WINDOW),
+                "{:?}: {} bytes of scratch",
+                op.descriptor(),
+                op.scratch_bytes()
+            );
+            assert_ne!(op.variant(), Variant::General, "{:?}", op.descriptor());
+            assert!(op
+                .buffer_usages(TensorRole::Input)
+                .contains(wgpu::BufferUsages::COPY_SRC));
+            assert!(op
+                .buffer_usages(TensorRole::Output)
+                .contains(wgpu::BufferUsages::COPY_DST));
+        }
+        // Twice the tensor, twice the dispatches (give or take a partial piece).
+        assert!(
+            b.dispatch_count() <= 2 * a.dispatch_count() + 1,
+            "{} then {} dispatches for {:?}",
+            a.dispatch_count(),
+            b.dispatch_count(),
+            large
+        );
+        check(&small, 11);
+        check(&large, 12);
+    }
+}
+
+/// The last piece of a staged run is padded to whole vectors in scratch, so
+/// that every piece runs the fast variant; the padding's lengths lie past the
+/// lengths window (reads there are clamped) and its output never leaves scratch.
+#[test]
+fn staged_per_element_pieces_of_ragged_runs_keep_the_fast_variant() {
+    for tuning in [Tuning::Cpu, Tuning::Gpu] {
+        let gpu = small_windows().with_tuning(tuning);
+        for data_type in [
+            DataType::Uint8,
+            DataType::Float16,
+            DataType::Float32,
+            DataType::Float64,
+        ] {
+            for desc in ragged_per_element(data_type) {
+                let op = gpu.compile(&desc).unwrap();
+                let expected = match tuning {
+                    Tuning::Cpu => Variant::Columns,
+                    Tuning::Gpu => Variant::Tile,
+                };
+                assert!(op.scratch_bytes() > 0, "{tuning:?}: {desc:?} did not stage");
+                assert_eq!(op.variant(), expected, "{tuning:?}: {desc:?}");
+                check_on(&gpu, &desc, 14);
+            }
+        }
+    }
+}
+
+/// Buffers without copy usages: `record` takes the plan without scratch for
+/// every layout that stages, exactly as the staged one computes.
+#[test]
+fn staged_layouts_record_without_copy_usages() {
+    for tuning in [Tuning::Cpu, Tuning::Gpu] {
+        let gpu = small_windows().with_tuning(tuning);
+        for data_type in [DataType::Uint8, DataType::Float16, DataType::Float32] {
+            let mut staged = ragged_per_element(data_type);
+            staged.push(outermost_spanning(data_type, 1));
+            staged.push(packed(
+                data_type,
+                DataType::Uint32,
+                &[24, 3 * WINDOW / 24, 1],
+                0,
+            ));
+            if tuning == Tuning::Cpu {
+                staged.push(time_major_spanning(data_type, 8));
+            }
+            for desc in staged {
+                let op = gpu.compile(&desc).unwrap();
+                assert!(op.scratch_bytes() > 0, "{tuning:?}: {desc:?} did not stage");
+                let unstaged = op.without_copies().expect("a plan without copies");
+                assert_eq!(unstaged.scratch_bytes(), 0, "{desc:?}");
+                for tensor in [
+                    TensorRole::Input,
+                    TensorRole::SequenceLengths,
+                    TensorRole::Output,
+                ] {
+                    assert_eq!(unstaged.buffer_usages(tensor), wgpu::BufferUsages::STORAGE);
+                }
+                assert!(unstaged.without_copies().is_none());
+                run_at_offset_on(&gpu, &desc, 15);
+            }
+        }
+    }
+}
+
+#[test]
+fn time_major_with_many_lanes_stages_on_a_cpu_in_linear_dispatches() {
+    let gpu = small_windows().with_tuning(Tuning::Cpu);
+    for data_type in [DataType::Float32, DataType::Uint8] {
+        // 128 and 256 lanes: more than a CPU walks lane by lane.
+        let [small, large] = [8, 16].map(|scale| time_major_spanning(data_type, scale));
+        let (a, b) = (gpu.compile(&small).unwrap(), gpu.compile(&large).unwrap());
+        for (op, desc) in [(&a, &small), (&b, &large)] {
+            assert_eq!(op.variant(), Variant::Runs, "{desc:?}");
+            assert_eq!(op.key().walk, Walk::None, "{desc:?}");
+            assert!(op.scratch_bytes() > 0, "{desc:?}");
+        }
+        assert!(b.dispatch_count() <= 2 * a.dispatch_count() + 1);
+        check_on(&gpu, &small, 17);
+        check_on(&gpu, &large, 18);
+    }
+}
