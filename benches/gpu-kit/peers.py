@@ -17,7 +17,7 @@ T = 64  # the reversed axis, as in the benchmark
 
 
 def layouts(elements):
-    """The benchmark's layouts (benches/revseq.rs `descriptor`): name ->
+    """The benchmark's layouts (benches/support/layouts.rs `descriptor`): name ->
     (sizes, axis, lengths per what, max length, ONNX batch/time axes or None)."""
     return {
         "innermost": ([elements // T, T], 1, "row", 72, (0, 1)),
