@@ -37,6 +37,7 @@ mod operator;
 mod params;
 mod pipeline;
 pub mod reference;
+mod run;
 mod scope;
 pub mod shaders;
 mod signal;

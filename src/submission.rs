@@ -74,7 +74,7 @@ pub(crate) fn poll_until(device: &wgpu::Device, done: impl Fn() -> bool) -> Resu
 /// Output bytes a dispatch may visit in one submission of revseq's own, or
 /// `None` where a submission's length does not matter: a CPU GL adapter runs a
 /// submission inside `Queue::submit`, under wgpu's lock, so a bound keeps each
-/// hold far below wgpu's 6 s (`docs/gl.md` has the holds measured).
+/// hold far below wgpu's 6 s (`docs/gl.md` has the holds).
 pub(crate) fn default_submission_bytes(info: &wgpu::AdapterInfo) -> Option<u64> {
     let runs_in_submit =
         info.backend == wgpu::Backend::Gl && info.device_type == wgpu::DeviceType::Cpu;

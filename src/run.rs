@@ -1,0 +1,237 @@
+//! Running a compiled operator on host bytes: `run` uploads the tensors, records
+//! the operator's steps and reads the output back, in as many submissions as the
+//! adapter needs (`src/submission.rs`).
+
+use crate::compiled::{CompiledReverse, Step};
+use crate::error::{Error, TensorRole};
+#[cfg(not(target_arch = "wasm32"))]
+use crate::scope::block_on;
+use crate::scope::Scope;
+use crate::signal;
+#[cfg(not(target_arch = "wasm32"))]
+use crate::submission::poll_until;
+
+impl CompiledReverse {
+    /// Records and submits the operator's steps on revseq's own buffers, in as
+    /// many submissions as the adapter needs (`src/submission.rs`), with the copy
+    /// of `out` into `readback` in the last.
+    fn submit(
+        &self,
+        bindings: &[wgpu::BufferBinding<'_>; 3],
+        out: &wgpu::Buffer,
+        readback: &wgpu::Buffer,
+    ) -> Result<(), Error> {
+        let device = self.gpu.device();
+        let out_size = self.binding_size(TensorRole::Output);
+        let submissions = self.submissions();
+        let last = submissions.len() - 1;
+        let queue = self.gpu.queue();
+        for (i, steps) in submissions.iter().enumerate() {
+            let mut encoder = device.create_command_encoder(&Default::default());
+            self.encode(
+                &mut encoder,
+                [&bindings[0], &bindings[1], &bindings[2]],
+                steps,
+            )?;
+            if i == last {
+                for (start, end) in self.chunks(out_size) {
+                    if start > 0 {
+                        queue.submit([encoder.finish()]);
+                        encoder = device.create_command_encoder(&Default::default());
+                    }
+                    encoder.copy_buffer_to_buffer(out, start, readback, start, end - start);
+                }
+            }
+            queue.submit([encoder.finish()]);
+        }
+        Ok(())
+    }
+
+    /// A storage buffer of `usage` holding `contents` (padded to whole words),
+    /// written in [`chunks`](Self::chunks), each submitted on its own where the
+    /// adapter bounds submissions, rather than in one copy of the whole tensor.
+    fn upload(&self, label: &str, contents: &[u8], usage: wgpu::BufferUsages) -> wgpu::Buffer {
+        let (device, queue) = (self.gpu.device(), self.gpu.queue());
+        let size = (contents.len() as u64).next_multiple_of(4);
+        let buffer = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some(label),
+            size,
+            usage: usage | wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let bounded = self.gpu.submission_bytes().is_some();
+        for (start, end) in self.chunks(size) {
+            let (start, end) = (start as usize, end as usize);
+            match contents.get(start..end) {
+                Some(chunk) => queue.write_buffer(&buffer, start as u64, chunk),
+                None => {
+                    let mut chunk = contents[start..].to_vec();
+                    chunk.resize(end - start, 0);
+                    queue.write_buffer(&buffer, start as u64, &chunk);
+                }
+            }
+            if bounded {
+                queue.submit([]);
+            }
+        }
+        buffer
+    }
+
+    /// `[start, end)` ranges that cut `size` bytes (a multiple of 4) into copies
+    /// of at most the adapter's bound on a submission (`src/submission.rs`); one
+    /// range where there is none.
+    fn chunks(&self, size: u64) -> impl Iterator<Item = (u64, u64)> {
+        let chunk = self.gpu.submission_bytes().unwrap_or(size).max(4);
+        (0..size)
+            .step_by(chunk as usize)
+            .map(move |start| (start, (start + chunk).min(size)))
+    }
+
+    /// The operator's commands for revseq's own runs, in submissions that each
+    /// visit at most the adapter's bound of output bytes (`src/submission.rs`):
+    /// one submission where there is no bound.
+    fn submissions(&self) -> Vec<Vec<Step>> {
+        let Some(budget) = self.gpu.submission_bytes() else {
+            return vec![self.steps(false)];
+        };
+        let mut submissions: Vec<Vec<Step>> = vec![Vec::new()];
+        let mut bytes = 0;
+        for step in self.steps(true) {
+            let step_bytes = self.step_bytes(&step);
+            let current = submissions.last_mut().expect("one submission at least");
+            if bytes + step_bytes > budget && !current.is_empty() {
+                submissions.push(Vec::new());
+                bytes = 0;
+            }
+            bytes += step_bytes;
+            submissions.last_mut().expect("just pushed").push(step);
+        }
+        submissions
+    }
+
+    /// Uploads the tensors, runs the operator and reads the output back into
+    /// `output`, blocking until it is there. Each slice needs at least its tensor's
+    /// `min_size_in_bytes`; bytes of `output` that no output element addresses keep
+    /// their values. Not on wasm32: use [`CompiledReverse::run_async`].
+    ///
+    /// ```
+    /// # fn main() -> Result<(), revseq::Error> {
+    /// use revseq::{DataType, ReverseSubsequences, TensorDesc};
+    /// let gpu = revseq::Gpu::new()?;
+    /// let tensor = TensorDesc::new(DataType::Uint8, &[2, 4]);
+    /// let lengths = TensorDesc::new(DataType::Int32, &[2, 1]);
+    /// let op = gpu.compile(&ReverseSubsequences::new(tensor.clone(), lengths, tensor, 1))?;
+    /// let mut output = [0u8; 8];
+    /// op.run(&[1, 2, 3, 4, 5, 6, 7, 8], bytemuck::cast_slice(&[4i32, -1]), &mut output)?;
+    /// assert_eq!(output, [4, 3, 2, 1, 5, 6, 7, 8]);
+    /// # Ok(())
+    /// # }
+    /// ```
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn run(
+        &self,
+        input: &[u8],
+        sequence_lengths: &[u8],
+        output: &mut [u8],
+    ) -> Result<(), Error> {
+        block_on(self.run_async(input, sequence_lengths, output))
+    }
+
+    /// [`CompiledReverse::run`] without blocking a thread in a browser: it resolves
+    /// when the output has been read back. Natively wgpu has no thread of its own
+    /// to finish the readback, so this call drives the device until its submission
+    /// is done, and resolves at once after.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), revseq::Error> {
+    /// # pollster::block_on(async {
+    /// use revseq::{DataType, ReverseSubsequences, TensorDesc};
+    /// let gpu = revseq::Gpu::new_async().await?;
+    /// let tensor = TensorDesc::new(DataType::Uint16, &[3]);
+    /// let lengths = TensorDesc::new(DataType::Uint64, &[1]);
+    /// let op = gpu.compile_async(&ReverseSubsequences::new(tensor.clone(), lengths, tensor, 0)).await?;
+    /// let mut output = [0u16; 3];
+    /// op.run_async(
+    ///     bytemuck::cast_slice(&[7u16, 8, 9]),
+    ///     bytemuck::cast_slice(&[9u64]),
+    ///     bytemuck::cast_slice_mut(&mut output),
+    /// )
+    /// .await?;
+    /// assert_eq!(output, [9, 8, 7]);
+    /// # Ok(())
+    /// # })
+    /// # }
+    /// ```
+    pub async fn run_async(
+        &self,
+        input: &[u8],
+        sequence_lengths: &[u8],
+        output: &mut [u8],
+    ) -> Result<(), Error> {
+        self.desc
+            .check_host_slices([input.len(), sequence_lengths.len(), output.len()])?;
+        if self.is_empty() {
+            return Ok(());
+        }
+        let [in_bytes, len_bytes, out_bytes] = self.bytes.map(|b| b as usize);
+        let device = self.gpu.device();
+        let out_size = self.binding_size(TensorRole::Output);
+        let scope = Scope::push(device);
+        let input = self.upload(
+            "revseq::input",
+            &input[..in_bytes],
+            self.buffer_usages(TensorRole::Input),
+        );
+        let lengths = self.upload(
+            "revseq::sequence_lengths",
+            &sequence_lengths[..len_bytes],
+            wgpu::BufferUsages::STORAGE,
+        );
+        // A dense output is overwritten whole, so its old bytes need not travel.
+        let out_usage = self.buffer_usages(TensorRole::Output) | wgpu::BufferUsages::COPY_SRC;
+        let out = match self.desc.output.is_dense() {
+            true => device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("revseq::output"),
+                size: out_size,
+                usage: out_usage,
+                mapped_at_creation: false,
+            }),
+            false => self.upload("revseq::output", &output[..out_bytes], out_usage),
+        };
+        let readback = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("revseq::readback"),
+            size: out_size,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        // `record`'s checks, on revseq's own buffers; then the steps, in as many
+        // submissions as the adapter needs (`src/submission.rs`), the readback
+        // in the last.
+        let bindings = [&input, &lengths, &out].map(|b| b.as_entire_buffer_binding());
+        let checked = self.check(&bindings[0], &bindings[1], &bindings[2]);
+        let submission = checked.and_then(|()| self.submit(&bindings, &out, &readback));
+        let (sender, receiver) = signal::channel();
+        if submission.is_ok() {
+            readback.map_async(wgpu::MapMode::Read, .., move |result| sender.send(result));
+        }
+        let errors = scope.pop("running reverse_subsequences");
+        errors.await?;
+        submission?;
+
+        let wgpu_error = |message: String| Error::Wgpu {
+            context: "reading the output back",
+            message,
+        };
+        #[cfg(not(target_arch = "wasm32"))]
+        poll_until(device, || receiver.is_ready())?;
+        receiver
+            .await
+            .ok_or_else(|| wgpu_error("the mapping callback was dropped".into()))?
+            .map_err(|e| wgpu_error(e.to_string()))?;
+        let view = readback
+            .get_mapped_range(..)
+            .map_err(|e| wgpu_error(e.to_string()))?;
+        output[..out_bytes].copy_from_slice(&view[..out_bytes]);
+        Ok(())
+    }
+}
