@@ -1,0 +1,138 @@
+//! The imported models on burn's wgpu device (lavapipe in CI) against ONNX
+//! Runtime's outputs and the ONNX backend tests' expected outputs.
+
+use std::io::Write;
+use std::sync::OnceLock;
+
+use burn::tensor::{bf16, Bool, DType, Device, Int, Tensor, TensorData};
+use revseq_burn_import_onnx::{
+    data, kinds, tagger, test_reversesequence_batch, test_reversesequence_bfloat16,
+    test_reversesequence_time, values,
+};
+
+/// burn's wgpu device, brought up by revseq-burn. Without an adapter the tests
+/// fail, saying how to get one; the adapter's name goes to stderr.
+fn device() -> &'static Device {
+    static DEVICE: OnceLock<Device> = OnceLock::new();
+    DEVICE.get_or_init(|| {
+        let device = revseq_burn::init().unwrap_or_else(|e| {
+            panic!(
+                "these tests need a wgpu adapter and found none: {e}\n\
+                 On Debian or Ubuntu: apt-get update && apt-get install -y mesa-vulkan-drivers"
+            )
+        });
+        let info = revseq_burn::gpu(&device)
+            .expect("registered")
+            .adapter_info();
+        let _ = writeln!(
+            std::io::stderr(),
+            "imported models run on adapter {:?} ({:?} backend, driver {:?})",
+            info.name,
+            info.backend,
+            info.driver_info
+        );
+        device
+    })
+}
+
+fn f32s(file: &str) -> Vec<f32> {
+    values(file, f32::from_le_bytes)
+}
+
+fn i64s(file: &str) -> Vec<i64> {
+    values(file, i64::from_le_bytes)
+}
+
+fn floats<const D: usize>(values: Vec<f32>, shape: [usize; D]) -> Tensor<D> {
+    Tensor::from_data(TensorData::new(values, shape), device())
+}
+
+fn ints<const D: usize, T: burn::tensor::Element>(
+    values: Vec<T>,
+    shape: [usize; D],
+) -> Tensor<D, Int> {
+    Tensor::from_data(TensorData::new(values, shape), device())
+}
+
+fn read_f32<const D: usize>(t: Tensor<D>) -> Vec<f32> {
+    t.into_data().convert::<f32>().try_into_vec().expect("f32")
+}
+
+fn read_i64<const D: usize>(t: Tensor<D, Int>) -> Vec<i64> {
+    t.into_data().convert::<i64>().try_into_vec().expect("i64")
+}
+
+#[test]
+fn the_tf2onnx_tagger_matches_onnx_runtime() {
+    let model = tagger::Model::from_embedded(device());
+    let x = floats(f32s("tagger.x.f32"), [4, 12, 8]);
+    let lengths = ints(values("tagger.lengths.i32", i32::from_le_bytes), [4]);
+    let tags = read_f32(model.forward(x, lengths));
+    let expected = f32s("tagger.Identity_0.f32");
+    assert_eq!(tags.len(), expected.len());
+    for (i, (a, b)) in tags.iter().zip(&expected).enumerate() {
+        assert!((a - b).abs() <= 1e-5, "tag {i}: burn {a}, ONNX Runtime {b}");
+    }
+}
+
+/// An ONNX backend test: inputs `[4, 4]` and 4 lengths, the expected output exact.
+fn backend_test(name: &str, forward: impl Fn(Tensor<2>, Tensor<1, Int>) -> Tensor<2>) {
+    let x = floats(f32s(&format!("{name}.input_0.f32")), [4, 4]);
+    let lengths = ints(i64s(&format!("{name}.input_1.i64")), [4]);
+    let y = read_f32(forward(x, lengths));
+    assert_eq!(y, f32s(&format!("{name}.output_0.f32")), "{name}");
+}
+
+/// The ONNX backend tests, BF16 where the device stores it (lavapipe does not).
+#[test]
+fn onnx_backend_tests_are_exact() {
+    let model = test_reversesequence_batch::Model::from_embedded(device());
+    backend_test("test_reversesequence_batch", |x, l| model.forward(x, l));
+    let model = test_reversesequence_time::Model::from_embedded(device());
+    backend_test("test_reversesequence_time", |x, l| model.forward(x, l));
+
+    let name = "test_reversesequence_bfloat16";
+    if !device().supports_dtype(DType::BF16) {
+        let _ = writeln!(
+            std::io::stderr(),
+            "{name}: not run, the device does not store BF16"
+        );
+        return;
+    }
+    let model = test_reversesequence_bfloat16::Model::from_embedded(device());
+    let bits = |file: &str| -> Vec<bf16> {
+        values(file, |b: [u8; 2]| bf16::from_bits(u16::from_le_bytes(b)))
+    };
+    let x = Tensor::<2>::from_data(
+        TensorData::new(bits(&format!("{name}.input_0.bf16")), [4, 4]),
+        (device(), DType::BF16),
+    );
+    let lengths = ints(i64s(&format!("{name}.input_1.i64")), [4]);
+    let y = model.forward(x, lengths).into_data().convert::<bf16>();
+    let y: Vec<bf16> = y.try_into_vec().expect("bf16");
+    assert_eq!(y, bits(&format!("{name}.output_0.bf16")), "{name}");
+}
+
+/// Float, int32 and bool inputs, both axis orders, `sequence_lens` an initializer.
+#[test]
+fn kinds_match_onnx_runtime_exactly() {
+    let model = kinds::Model::from_embedded(device());
+    let f = floats(f32s("kinds.f.f32"), [4, 5, 3]);
+    let i = ints(values("kinds.i.i32", i32::from_le_bytes), [5, 4, 2]);
+    let b = Tensor::<2, Bool>::from_data(
+        TensorData::new(data("kinds.b.u8").iter().map(|&v| v != 0).collect(), [4, 5]),
+        device(),
+    );
+    let (f, i, b) = model.forward(f, i, b);
+    assert_eq!(read_f32(f), f32s("kinds.f_out.f32"), "float");
+    let expected: Vec<i64> = values("kinds.i_out.i32", i32::from_le_bytes)
+        .into_iter()
+        .map(i64::from)
+        .collect();
+    assert_eq!(read_i64(i), expected, "int32");
+    let expected: Vec<i64> = data("kinds.b_out.u8")
+        .iter()
+        .map(|&v| i64::from(v))
+        .collect();
+    assert_eq!(read_i64(b.int()), expected, "bool");
+}

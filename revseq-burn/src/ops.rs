@@ -1,0 +1,138 @@
+//! The two operators and the tensor kinds they take.
+
+use std::sync::Arc;
+
+use burn::backend::{Dispatch, DispatchTensor};
+use burn::tensor::kind::Basic;
+use burn::tensor::{Float, Int, Tensor};
+
+use crate::backend::{Reversal, ReverseBackend};
+use crate::{device, plan, Error};
+
+/// ONNX `ReverseSequence`: reverse the first `sequence_lens[b]` steps along
+/// `time_axis` of every batch entry `b` along `batch_axis`.
+///
+/// ONNX fixes the two axes to 0 and 1 in either order (batch-major or
+/// time-major); like `tf.reverse_sequence`, any two distinct axes are accepted.
+/// `sequence_lens` holds one length per batch entry.
+///
+/// ```
+/// # fn main() -> Result<(), revseq_burn::Error> {
+/// use burn::tensor::{Int, Tensor};
+///
+/// let device = revseq_burn::init()?; // burn's own wgpu runtime, known to revseq
+/// // [batch 2, time 4]: the first sequence is 4 steps long, the second 2.
+/// let x = Tensor::<2>::from_floats([[1., 2., 3., 4.], [5., 6., 0., 0.]], &device);
+/// let lengths = Tensor::<1, Int>::from_ints([4, 2], &device);
+/// let reversed = revseq_burn::reverse_sequence(x, lengths, 0, 1)?;
+/// let expected = Tensor::<2>::from_floats([[4., 3., 2., 1.], [6., 5., 0., 0.]], &device);
+/// assert!(reversed.equal(expected).all().into_scalar::<bool>());
+/// # Ok(())
+/// # }
+/// ```
+pub fn reverse_sequence<const D: usize, K: Reversible>(
+    x: Tensor<D, K>,
+    sequence_lens: Tensor<1, Int>,
+    batch_axis: usize,
+    time_axis: usize,
+) -> Result<Tensor<D, K>, Error> {
+    for (name, axis) in [("batch_axis", batch_axis), ("time_axis", time_axis)] {
+        if axis >= D {
+            return Err(Error::AxisOutOfRange {
+                name,
+                axis,
+                rank: D,
+            });
+        }
+    }
+    if batch_axis == time_axis {
+        return Err(Error::SameAxes { axis: time_axis });
+    }
+    let batch = x.dims()[batch_axis];
+    if sequence_lens.dims() != [batch] {
+        return Err(Error::LengthsShape {
+            tensor: "sequence_lens",
+            actual: sequence_lens.dims().to_vec(),
+            rule: format!("[{batch}]: one length per entry of batch_axis {batch_axis}"),
+        });
+    }
+    let mut shape = [1; D];
+    shape[batch_axis] = batch;
+    reverse(x, sequence_lens.reshape(shape), time_axis, "sequence_lens")
+}
+
+/// DirectML `REVERSE_SUBSEQUENCES`: reverse the first `L` elements of every lane
+/// along `axis`, `L` read from `lengths` at the lane's position.
+///
+/// `lengths` has the input's rank and 1 on `axis`; every other dimension is the
+/// input's size or 1, which broadcasts one length over that dimension.
+pub fn reverse_subsequences<const D: usize, K: Reversible>(
+    x: Tensor<D, K>,
+    lengths: Tensor<D, Int>,
+    axis: usize,
+) -> Result<Tensor<D, K>, Error> {
+    if axis >= D {
+        return Err(Error::AxisOutOfRange {
+            name: "axis",
+            axis,
+            rank: D,
+        });
+    }
+    reverse(x, lengths, axis, "lengths")
+}
+
+/// Checks the arguments, compiles the operator (revseq caches the pipeline) and
+/// dispatches it to the backend method of `K`.
+fn reverse<const D: usize, K: Reversible>(
+    x: Tensor<D, K>,
+    lengths: Tensor<D, Int>,
+    axis: usize,
+    tensor: &'static str,
+) -> Result<Tensor<D, K>, Error> {
+    let device = x.device();
+    let gpu = device::gpu_of(&device, "input")?;
+    let lengths_device = lengths.device();
+    if lengths_device != device {
+        return Err(Error::DeviceMismatch {
+            tensor,
+            expected: format!("{device:?}"),
+            actual: format!("{lengths_device:?}"),
+        });
+    }
+    let desc = plan::descriptor(
+        x.dtype(),
+        &x.dims(),
+        lengths.dtype(),
+        &lengths.dims(),
+        axis,
+        tensor,
+    )?;
+    let op = Arc::new(gpu.compile(&desc)?);
+    let reversal = Reversal { gpu, op };
+    let output = K::reverse(x.into_dispatch(), lengths.into_dispatch(), reversal);
+    Ok(Tensor::from_dispatch(output))
+}
+
+/// The tensor kinds this crate reverses: [`Float`] and [`Int`].
+pub trait Reversible: Basic + sealed::Sealed {
+    #[doc(hidden)]
+    fn reverse(x: DispatchTensor, lengths: DispatchTensor, reversal: Reversal) -> DispatchTensor;
+}
+
+impl Reversible for Float {
+    fn reverse(x: DispatchTensor, lengths: DispatchTensor, reversal: Reversal) -> DispatchTensor {
+        <Dispatch as ReverseBackend>::float_reverse_subsequences(x, lengths, reversal)
+    }
+}
+
+impl Reversible for Int {
+    fn reverse(x: DispatchTensor, lengths: DispatchTensor, reversal: Reversal) -> DispatchTensor {
+        <Dispatch as ReverseBackend>::int_reverse_subsequences(x, lengths, reversal)
+    }
+}
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for burn::tensor::Float {}
+    impl Sealed for burn::tensor::Int {}
+}
