@@ -7,6 +7,7 @@ use burn_onnx::{LoadStrategy, ModelGen};
 fn main() {
     for name in [
         "tagger",
+        "keras_bilstm",
         "kinds",
         "test_reversesequence_batch",
         "test_reversesequence_time",

@@ -25,7 +25,8 @@ fn scratch(name: &str) -> PathBuf {
 /// Runs `ModelGen` on `path` (with the hook when `hook`), returning its panic
 /// message: the build failure a user would see.
 fn model_gen_failure(path: &Path, hook: bool) -> String {
-    let out = scratch("out");
+    let stem = path.file_stem().expect("a file").to_string_lossy();
+    let out = scratch(&format!("out-{stem}"));
     let failure = catch_unwind(AssertUnwindSafe(|| {
         let mut generator = ModelGen::new();
         generator
@@ -37,6 +38,7 @@ fn model_gen_failure(path: &Path, hook: bool) -> String {
         generator.run_from_cli();
     }))
     .expect_err("ModelGen must fail");
+    let _ = std::fs::remove_dir_all(&out);
     failure
         .downcast_ref::<String>()
         .cloned()
@@ -75,6 +77,27 @@ fn rewrite_moves_every_reverse_sequence_once() {
             .count(),
         1
     );
+}
+
+/// Nodes in the graphs of attributes (here an `If`'s branch) move too.
+#[test]
+fn rewrite_reaches_subgraphs() {
+    let mut proto = load(&model("test_reversesequence_batch"));
+    let graph = proto.graph.as_mut().expect("graph");
+    let mut branch = graph.clone();
+    branch.input.clear();
+    let mut attribute = onnx_ir::AttributeProto::new();
+    attribute.name = "then_branch".into();
+    attribute.type_ = onnx_ir::AttributeType::GRAPH.into();
+    *attribute.g.mut_or_insert_default() = branch;
+    let mut branching = graph.node[0].clone();
+    branching.op_type = "If".into();
+    branching.attribute = vec![attribute];
+    graph.node.push(branching);
+    assert_eq!(rewrite(&mut proto), Ok(2));
+    let graph = proto.graph.as_ref().expect("graph");
+    let branch = graph.node[1].attribute[0].g.as_ref().expect("branch");
+    assert_eq!(branch.node[0].domain, DOMAIN);
 }
 
 #[test]
@@ -128,4 +151,5 @@ fn a_node_the_hook_cannot_run_fails_the_build() {
         let message = model_gen_failure(&prepared, true);
         assert!(message.contains(rule), "{name}: {message}");
     }
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -9,6 +9,9 @@
   runs on each sequence reversed by its own length (`tf.reverse_sequence`), and its
   outputs are reversed back. Converted by tf2onnx (opset 17); random weights. The
   LSTMs are unrolled (`unroll=True`): a rolled Keras LSTM converts to an ONNX `Loop`.
+- keras_bilstm.onnx: a Keras tagger, `Masking` then `Bidirectional(LSTM)` then `Dense`,
+  converted by tf2onnx's `from_keras` (opset 17); the backward layer's `tf.reverse`
+  becomes a `ReverseSequence`. Unrolled, for the reason above. Same batch.
 - test_reversesequence_{batch,time}.onnx: the ONNX backend test models and data, as
   the onnx package's own test-case generator makes them (`sequence_lens` a graph input).
 - kinds.onnx: float, int32 and bool inputs, both axis orders, `sequence_lens` an
@@ -51,11 +54,32 @@ def tagger():
 
     model, _ = tf2onnx.convert.from_function(tag, input_signature=signature, opset=17)
     onnx.save(model, os.path.join(HERE, "tagger.onnx"))
+    run("tagger", {"x": padded_batch(), "lengths": LENGTHS})
+
+
+def keras_bilstm():
+    import tensorflow as tf
+    import tf2onnx
+
+    tf.keras.utils.set_random_seed(7)
+    x = tf.keras.Input((T, F), batch_size=B, name="x")
+    masked = tf.keras.layers.Masking(0.0)(x)
+    lstm = tf.keras.layers.LSTM(H, return_sequences=True, unroll=True)
+    y = tf.keras.layers.Bidirectional(lstm)(masked)
+    model = tf.keras.Model(x, tf.keras.layers.Dense(C)(y))
+    signature = (tf.TensorSpec((B, T, F), tf.float32, name="x"),)
+    model, _ = tf2onnx.convert.from_keras(model, input_signature=signature, opset=17)
+    onnx.save(model, os.path.join(HERE, "keras_bilstm.onnx"))
+    run("keras_bilstm", {"x": padded_batch()})
+
+
+def padded_batch():
+    """[B, T, F] normal values, zero past each sequence's length."""
     rng = np.random.default_rng(7)
     x = rng.standard_normal((B, T, F)).astype(np.float32)
     for b, n in enumerate(LENGTHS):
         x[b, n:] = 0.0
-    run("tagger", {"x": x, "lengths": LENGTHS})
+    return x
 
 
 def backend_tests():
@@ -115,5 +139,6 @@ def write(model, name, value):
 
 if __name__ == "__main__":
     tagger()
+    keras_bilstm()
     backend_tests()
     kinds()

@@ -13,6 +13,7 @@ macro_rules! models {
 
 models!(
     tagger,
+    keras_bilstm,
     kinds,
     test_reversesequence_batch,
     test_reversesequence_time,

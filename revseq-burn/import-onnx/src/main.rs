@@ -1,10 +1,13 @@
-//! A bidirectional LSTM tagger exported from TensorFlow by tf2onnx, imported into
-//! burn with revseq-burn's hook, run on burn's wgpu device over a padded batch.
+//! Two TensorFlow taggers exported by tf2onnx, imported into burn with
+//! revseq-burn's hook (`build.rs`), run on burn's wgpu device over a padded batch.
 //! `cargo run -p revseq-burn-import-onnx`
 //!
-//! The model reverses each sequence by its own length around its backward LSTM
-//! (`tf.reverse_sequence`, two ONNX `ReverseSequence` nodes); `build.rs` imports
-//! it. Without the hook, burn-onnx 0.22 stops the build at those nodes:
+//! - `tagger`: `tf.reverse_sequence` by each sequence's length around the backward
+//!   LSTM, as `bidirectional_dynamic_rnn(..., sequence_length=...)` does; the
+//!   lengths are a model input.
+//! - `keras_bilstm`: Keras `Masking`, `Bidirectional(LSTM)`, `Dense`.
+//!
+//! Without the hook, burn-onnx 0.22 stops the build at the `ReverseSequence` nodes:
 //!
 //! ```text
 //! Failed to parse ONNX file 'models/tagger.onnx': Type inference failed: Unsupported
@@ -12,10 +15,10 @@
 //! (node 'reversesequence2')
 //! ```
 //!
-//! It prints the largest difference from ONNX Runtime's output for the same batch.
+//! It prints each model's largest difference from ONNX Runtime's output.
 
 use burn::tensor::{Int, Tensor, TensorData};
-use revseq_burn_import_onnx::{tagger, values};
+use revseq_burn_import_onnx::{keras_bilstm, tagger, values};
 
 const BATCH: usize = 4;
 const TIME: usize = 12;
@@ -27,23 +30,33 @@ fn main() -> Result<(), revseq_burn::Error> {
     let info = revseq_burn::gpu(&device)?.adapter_info();
     println!("adapter: {} ({:?})", info.name, info.backend);
 
-    let model = tagger::Model::from_embedded(&device);
-    let x = values("tagger.x.f32", f32::from_le_bytes);
     let lengths = values("tagger.lengths.i32", i32::from_le_bytes);
-    let expected = values("tagger.Identity_0.f32", f32::from_le_bytes);
     println!("padded batch [{BATCH}, {TIME}, {FEATURES}], lengths {lengths:?}");
-
-    let x = Tensor::<3>::from_data(TensorData::new(x, [BATCH, TIME, FEATURES]), &device);
+    let x = || {
+        let x = values("tagger.x.f32", f32::from_le_bytes);
+        Tensor::<3>::from_data(TensorData::new(x, [BATCH, TIME, FEATURES]), &device)
+    };
     let lengths = Tensor::<1, Int>::from_data(TensorData::new(lengths, [BATCH]), &device);
-    let tags = model.forward(x, lengths);
-    let tags = tags.into_data().try_into_vec::<f32>().expect("f32 output");
-    assert_eq!(tags.len(), BATCH * TIME * TAGS);
 
+    let tags = tagger::Model::from_embedded(&device).forward(x(), lengths);
+    report("tagger", tags, "tagger.Identity_0.f32");
+    let tags = keras_bilstm::Model::from_embedded(&device).forward(x());
+    report("keras_bilstm", tags, "keras_bilstm.dense_1.f32");
+    Ok(())
+}
+
+/// Prints the largest difference between `tags` and ONNX Runtime's output.
+fn report(model: &str, tags: Tensor<3>, onnx_runtime: &str) {
+    let tags = tags.into_data().try_into_vec::<f32>().expect("f32 output");
+    let expected = values(onnx_runtime, f32::from_le_bytes);
+    assert_eq!(tags.len(), BATCH * TIME * TAGS);
+    assert_eq!(tags.len(), expected.len());
     let largest = tags
         .iter()
         .zip(&expected)
         .map(|(a, b)| (a - b).abs())
         .fold(0.0f32, f32::max);
-    println!("tags [{BATCH}, {TIME}, {TAGS}]: largest difference from ONNX Runtime {largest:e}");
-    Ok(())
+    println!(
+        "{model}: tags [{BATCH}, {TIME}, {TAGS}], largest difference from ONNX Runtime {largest:e}"
+    );
 }

@@ -6,7 +6,7 @@ use std::sync::OnceLock;
 
 use burn::tensor::{bf16, Bool, DType, Device, Int, Tensor, TensorData};
 use revseq_burn_import_onnx::{
-    data, kinds, tagger, test_reversesequence_batch, test_reversesequence_bfloat16,
+    data, keras_bilstm, kinds, tagger, test_reversesequence_batch, test_reversesequence_bfloat16,
     test_reversesequence_time, values,
 };
 
@@ -62,17 +62,34 @@ fn read_i64<const D: usize>(t: Tensor<D, Int>) -> Vec<i64> {
     t.into_data().convert::<i64>().try_into_vec().expect("i64")
 }
 
+/// Asserts `actual` is within 1e-5 of ONNX Runtime's `expected`, value by value.
+fn assert_close(model: &str, actual: &[f32], expected: &[f32]) {
+    assert_eq!(actual.len(), expected.len(), "{model}");
+    for (i, (a, b)) in actual.iter().zip(expected).enumerate() {
+        assert!(
+            (a - b).abs() <= 1e-5,
+            "{model}, value {i}: burn {a}, ONNX Runtime {b}"
+        );
+    }
+}
+
+/// Keras: Masking, Bidirectional(LSTM), Dense; the backward outputs reversed by a
+/// ReverseSequence whose lengths the graph computes.
+#[test]
+fn the_keras_bilstm_matches_onnx_runtime() {
+    let model = keras_bilstm::Model::from_embedded(device());
+    let x = floats(f32s("keras_bilstm.x.f32"), [4, 12, 8]);
+    let tags = read_f32(model.forward(x));
+    assert_close("keras_bilstm", &tags, &f32s("keras_bilstm.dense_1.f32"));
+}
+
 #[test]
 fn the_tf2onnx_tagger_matches_onnx_runtime() {
     let model = tagger::Model::from_embedded(device());
     let x = floats(f32s("tagger.x.f32"), [4, 12, 8]);
     let lengths = ints(values("tagger.lengths.i32", i32::from_le_bytes), [4]);
     let tags = read_f32(model.forward(x, lengths));
-    let expected = f32s("tagger.Identity_0.f32");
-    assert_eq!(tags.len(), expected.len());
-    for (i, (a, b)) in tags.iter().zip(&expected).enumerate() {
-        assert!((a - b).abs() <= 1e-5, "tag {i}: burn {a}, ONNX Runtime {b}");
-    }
+    assert_close("tagger", &tags, &f32s("tagger.Identity_0.f32"));
 }
 
 /// An ONNX backend test: inputs `[4, 4]` and 4 lengths, the expected output exact.
@@ -135,4 +152,23 @@ fn kinds_match_onnx_runtime_exactly() {
         .map(|&v| i64::from(v))
         .collect();
     assert_eq!(read_i64(b.int()), expected, "bool");
+}
+
+/// A bad length tensor at run time: the generated `forward` panics with the node's
+/// name and `reverse_sequence`'s own error text.
+#[test]
+fn a_bad_length_at_run_time_panics_with_the_operators_error() {
+    let name = "test_reversesequence_batch";
+    let model = test_reversesequence_batch::Model::from_embedded(device());
+    let x = || floats(f32s(&format!("{name}.input_0.f32")), [4, 4]);
+    let three = || ints(vec![1i64, 2, 3], [3]);
+    let error = revseq_burn::reverse_sequence(x(), three(), 0, 1).expect_err("3 lengths, batch 4");
+    let panic = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        model.forward(x(), three());
+    }))
+    .expect_err("forward must panic");
+    let message = panic
+        .downcast_ref::<String>()
+        .expect("a formatted panic message");
+    assert_eq!(*message, format!("ReverseSequence node 'custom1': {error}"));
 }

@@ -30,12 +30,14 @@
 //! shapes that do not fit.
 
 mod hook;
+mod prepare;
 mod rewrite;
 
 use std::path::PathBuf;
 
 pub use hook::ReverseSequence;
-pub use rewrite::{prepare, prepare_into, rewrite, DOMAIN};
+pub use prepare::{prepare, prepare_into};
+pub use rewrite::{rewrite, DOMAIN};
 
 /// Why [`prepare`] could not rewrite a model.
 #[non_exhaustive]
