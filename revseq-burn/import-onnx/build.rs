@@ -2,8 +2,6 @@
 //! each model first prepared (its `ReverseSequence` nodes moved to revseq's
 //! domain) and revseq-burn's hook registered. Weights are embedded.
 
-use burn_onnx::{LoadStrategy, ModelGen};
-
 fn main() {
     for name in [
         "tagger",
@@ -15,10 +13,10 @@ fn main() {
     ] {
         let model = revseq_burn::onnx::prepare(format!("models/{name}.onnx"))
             .unwrap_or_else(|e| panic!("{e}"));
-        ModelGen::new()
+        burn_onnx::ModelGen::new()
             .input(model.to_str().expect("OUT_DIR is UTF-8"))
             .out_dir("model/")
-            .load_strategy(LoadStrategy::Embedded)
+            .load_strategy(burn_onnx::LoadStrategy::Embedded)
             .register_custom_op(revseq_burn::onnx::ReverseSequence)
             .run_from_script();
     }

@@ -33,8 +33,14 @@ fn every_readme_snippet_is_an_excerpt_of_code_that_runs() {
     let mut sources = Vec::new();
     // revseq-burn's folders are in the repository, not in revseq's package.
     let burn = std::path::Path::new(root).join("revseq-burn").exists();
-    let dirs = ["examples", "src", "revseq-burn/examples", "revseq-burn/src"];
-    for dir in dirs.into_iter().take(if burn { 4 } else { 2 }) {
+    let dirs = [
+        "examples",
+        "src",
+        "revseq-burn/examples",
+        "revseq-burn/src",
+        "revseq-burn/import-onnx",
+    ];
+    for dir in dirs.into_iter().take(if burn { dirs.len() } else { 2 }) {
         for entry in std::fs::read_dir(format!("{root}/{dir}")).unwrap() {
             let path = entry.unwrap().path();
             if path.extension().is_some_and(|e| e == "rs") {
