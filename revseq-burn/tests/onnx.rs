@@ -100,6 +100,21 @@ fn rewrite_reaches_subgraphs() {
     assert_eq!(branch.node[0].domain, DOMAIN);
 }
 
+/// A model's external data files go beside the rewritten model.
+#[test]
+fn prepare_carries_external_data() {
+    let dir = scratch("external");
+    let prepared = dir.join("kinds_external.onnx");
+    assert_eq!(
+        prepare_into(&model("kinds_external"), &prepared).expect("prepared"),
+        3
+    );
+    let data = |folder: &Path| std::fs::read(folder.join("kinds_external.data")).expect("data");
+    let source = model("kinds_external");
+    assert_eq!(data(&dir), data(source.parent().expect("models/")));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn without_the_hook_burn_onnx_rejects_the_model() {
     let message = model_gen_failure(&model("tagger"), false);

@@ -15,7 +15,8 @@
 - test_reversesequence_{batch,time}.onnx: the ONNX backend test models and data, as
   the onnx package's own test-case generator makes them (`sequence_lens` a graph input).
 - kinds.onnx: float, int32 and bool inputs, both axis orders, `sequence_lens` an
-  initializer (opset 10), made with onnx.helper.
+  initializer (opset 10), made with onnx.helper. kinds_external.onnx is the same
+  model with its initializer in kinds_external.data (ONNX external data).
 
 Each model's inputs and ONNX Runtime's outputs are written beside it as raw
 little-endian files: <model>.<name>.<dtype>.
@@ -113,6 +114,10 @@ def kinds():
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 10)])
     onnx.checker.check_model(model)
     onnx.save(model, os.path.join(HERE, "kinds.onnx"))
+    onnx.save(
+        model, os.path.join(HERE, "kinds_external.onnx"), save_as_external_data=True,
+        location="kinds_external.data", size_threshold=0,
+    )
     rng = np.random.default_rng(3)
     run("kinds", {
         "f": rng.standard_normal((4, 5, 3)).astype(np.float32),

@@ -15,6 +15,7 @@ models!(
     tagger,
     keras_bilstm,
     kinds,
+    kinds_external,
     test_reversesequence_batch,
     test_reversesequence_time,
     test_reversesequence_bfloat16

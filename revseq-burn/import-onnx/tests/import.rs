@@ -6,8 +6,8 @@ use std::sync::OnceLock;
 
 use burn::tensor::{bf16, Bool, DType, Device, Int, Tensor, TensorData};
 use revseq_burn_import_onnx::{
-    data, keras_bilstm, kinds, tagger, test_reversesequence_batch, test_reversesequence_bfloat16,
-    test_reversesequence_time, values,
+    data, keras_bilstm, kinds, kinds_external, tagger, test_reversesequence_batch,
+    test_reversesequence_bfloat16, test_reversesequence_time, values,
 };
 
 /// burn's wgpu device, brought up by revseq-burn. Without an adapter the tests
@@ -134,13 +134,28 @@ fn onnx_backend_tests_are_exact() {
 #[test]
 fn kinds_match_onnx_runtime_exactly() {
     let model = kinds::Model::from_embedded(device());
+    let run = |f, i, b| model.forward(f, i, b);
+    check_kinds(&run);
+}
+
+/// The same with the initializer in a file beside the model (ONNX external data).
+#[test]
+fn external_data_kinds_match_onnx_runtime_exactly() {
+    let model = kinds_external::Model::from_embedded(device());
+    let run = |f, i, b| model.forward(f, i, b);
+    check_kinds(&run);
+}
+
+type Kinds = (Tensor<3>, Tensor<3, Int>, Tensor<2, Bool>);
+
+fn check_kinds(model: &dyn Fn(Tensor<3>, Tensor<3, Int>, Tensor<2, Bool>) -> Kinds) {
     let f = floats(f32s("kinds.f.f32"), [4, 5, 3]);
     let i = ints(values("kinds.i.i32", i32::from_le_bytes), [5, 4, 2]);
     let b = Tensor::<2, Bool>::from_data(
         TensorData::new(data("kinds.b.u8").iter().map(|&v| v != 0).collect(), [4, 5]),
         device(),
     );
-    let (f, i, b) = model.forward(f, i, b);
+    let (f, i, b) = model(f, i, b);
     assert_eq!(read_f32(f), f32s("kinds.f_out.f32"), "float");
     let expected: Vec<i64> = values("kinds.i_out.i32", i32::from_le_bytes)
         .into_iter()
