@@ -8,6 +8,7 @@ fn main() {
         "keras_bilstm",
         "kinds",
         "kinds_external",
+        "shape_lengths",
         "test_reversesequence_batch",
         "test_reversesequence_time",
         "test_reversesequence_bfloat16",

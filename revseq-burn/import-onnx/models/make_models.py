@@ -17,6 +17,7 @@
 - kinds.onnx: float, int32 and bool inputs, both axis orders, `sequence_lens` an
   initializer (opset 10), made with onnx.helper. kinds_external.onnx is the same
   model with its initializer in kinds_external.data (ONNX external data).
+- shape_lengths.onnx: `sequence_lens` is the shape of another input (opset 13).
 
 Each model's inputs and ONNX Runtime's outputs are written beside it as raw
 little-endian files: <model>.<name>.<dtype>.
@@ -126,6 +127,31 @@ def kinds():
     })
 
 
+def shape_lengths():
+    """Lengths that burn-onnx keeps on the host: the shape of another input."""
+    nodes = [
+        helper.make_node("Shape", ["w"], ["lengths"]),
+        helper.make_node(
+            "ReverseSequence", ["s", "lengths"], ["s_out"], name="reverse_s",
+            batch_axis=0, time_axis=1,
+        ),
+    ]
+    inputs = [
+        helper.make_tensor_value_info("s", TensorProto.FLOAT, [4, 5]),
+        helper.make_tensor_value_info("w", TensorProto.FLOAT, [2, 5, 1, 3]),
+    ]
+    outputs = [helper.make_tensor_value_info("s_out", TensorProto.FLOAT, [4, 5])]
+    graph = helper.make_graph(nodes, "shape_lengths", inputs, outputs)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    onnx.checker.check_model(model)
+    onnx.save(model, os.path.join(HERE, "shape_lengths.onnx"))
+    rng = np.random.default_rng(5)
+    run("shape_lengths", {
+        "s": rng.standard_normal((4, 5)).astype(np.float32),
+        "w": np.zeros((2, 5, 1, 3), np.float32),
+    })
+
+
 def run(model, feeds):
     session = ort.InferenceSession(os.path.join(HERE, model + ".onnx"))
     for i, (name, value) in enumerate(feeds.items()):
@@ -147,3 +173,4 @@ if __name__ == "__main__":
     keras_bilstm()
     backend_tests()
     kinds()
+    shape_lengths()

@@ -6,7 +6,7 @@ use std::sync::OnceLock;
 
 use burn::tensor::{bf16, Bool, DType, Device, Int, Tensor, TensorData};
 use revseq_burn_import_onnx::{
-    data, keras_bilstm, kinds, kinds_external, tagger, test_reversesequence_batch,
+    data, keras_bilstm, kinds, kinds_external, shape_lengths, tagger, test_reversesequence_batch,
     test_reversesequence_bfloat16, test_reversesequence_time, values,
 };
 
@@ -144,6 +144,18 @@ fn external_data_kinds_match_onnx_runtime_exactly() {
     let model = kinds_external::Model::from_embedded(device());
     let run = |f, i, b| model.forward(f, i, b);
     check_kinds(&run);
+}
+
+/// Lengths burn-onnx keeps on the host (the shape of another input), uploaded.
+#[test]
+fn lengths_from_a_shape_match_onnx_runtime_exactly() {
+    let model = shape_lengths::Model::from_embedded(device());
+    let s = floats(f32s("shape_lengths.s.f32"), [4, 5]);
+    let w = floats(f32s("shape_lengths.w.f32"), [2, 5, 1, 3]);
+    assert_eq!(
+        read_f32(model.forward(s, w)),
+        f32s("shape_lengths.s_out.f32")
+    );
 }
 
 type Kinds = (Tensor<3>, Tensor<3, Int>, Tensor<2, Bool>);
