@@ -2,9 +2,8 @@
 //! [`CompiledReverse`] in a few named steps. Everything here runs once per
 //! descriptor; `record` then only binds and dispatches.
 
-use wgpu::util::DeviceExt;
-
 use crate::compiled::{CompiledReverse, Part, Recorded};
+use crate::device_lock::Held;
 use crate::error::{Error, TensorRole};
 use crate::gpu::Gpu;
 use crate::kernels::{PipelineKey, Plan, Walk};
@@ -114,9 +113,10 @@ async fn assemble(
         key,
     } = planned;
     let dispatches = fold_dispatches(&plans, &pieces, limits, bytes[2], gpu.submission_bytes())?;
-    let params = layout_uniform(gpu, &plans, &pieces, &dispatches, &layout, limits).await?;
-    let pipeline = gpu.pipeline(key).await?;
+    let pipeline = Held::new(gpu.device_lock(), gpu.pipeline(key).await?);
     let scratch = scratch_buffers(gpu, &pieces).await?;
+    // Last: it is where a lost device shows (`layout_uniform`).
+    let params = layout_uniform(gpu, &plans, &pieces, &dispatches, &layout, limits).await?;
     Ok(CompiledReverse {
         gpu: gpu.clone(),
         desc: desc.clone(),
@@ -134,7 +134,10 @@ async fn assemble(
 
 /// The scratch buffers staged dispatches run in: one for their input, one for
 /// their output, each as large as the largest piece's.
-async fn scratch_buffers(gpu: &Gpu, pieces: &[Piece]) -> Result<Option<[wgpu::Buffer; 2]>, Error> {
+async fn scratch_buffers(
+    gpu: &Gpu,
+    pieces: &[Piece],
+) -> Result<Option<Held<[wgpu::Buffer; 2]>>, Error> {
     let staged = pieces.iter().filter(|piece| piece.staging.is_some());
     let Some(sizes) = staged
         .map(|piece| [piece.windows[0].size, piece.windows[2].size])
@@ -143,6 +146,7 @@ async fn scratch_buffers(gpu: &Gpu, pieces: &[Piece]) -> Result<Option<[wgpu::Bu
         return Ok(None);
     };
     let device = gpu.device();
+    let lock = gpu.device_lock();
     let buffer = |label, size| {
         device.create_buffer(&wgpu::BufferDescriptor {
             label: Some(label),
@@ -153,14 +157,19 @@ async fn scratch_buffers(gpu: &Gpu, pieces: &[Piece]) -> Result<Option<[wgpu::Bu
             mapped_at_creation: false,
         })
     };
-    capture(device, "creating the scratch buffers", || {
-        [
-            buffer("revseq::scratch_input", sizes[0]),
-            buffer("revseq::scratch_output", sizes[1]),
-        ]
+    let context = "creating the scratch buffers";
+    capture(device, context, || {
+        let buffers = lock.hold(|| {
+            [
+                buffer("revseq::scratch_input", sizes[0]),
+                buffer("revseq::scratch_output", sizes[1]),
+            ]
+        });
+        Held::new(lock, buffers)
     })
     .await
     .map(Some)
+    .map_err(|error| gpu.lost_or(error, context))
 }
 
 /// Each tensor's `min_size_in_bytes`, within the device's `max_buffer_size`.
@@ -364,7 +373,7 @@ async fn layout_uniform(
     dispatches: &[Recorded],
     layout: &Layout,
     limits: &wgpu::Limits,
-) -> Result<wgpu::Buffer, Error> {
+) -> Result<Held<wgpu::Buffer>, Error> {
     let stride = params_stride(limits) as usize;
     let parts: usize = dispatches.iter().map(|d| d.parts.len()).sum();
     let mut uniform = vec![0u8; stride * (pieces.len() + parts)];
@@ -387,15 +396,19 @@ async fn layout_uniform(
             );
         }
     }
-    let device = gpu.device();
-    capture(device, "creating the layout uniform", || {
-        device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("revseq::params"),
-            contents: &uniform,
-            usage: wgpu::BufferUsages::UNIFORM,
-        })
+    // Mapped at creation: on a lost device the mapping fails, which is how
+    // `compile` finds out (wgpu builds an invalid pipeline without a word).
+    let context = "creating the layout uniform";
+    let params = capture(gpu.device(), context, || {
+        gpu.buffer_init(
+            "revseq::params",
+            &uniform,
+            wgpu::BufferUsages::UNIFORM,
+            context,
+        )
     })
-    .await
+    .await;
+    params.and_then(|params| params)
 }
 
 /// Bytes from one dispatch's `Params` to the next in the uniform buffer.

@@ -1,6 +1,7 @@
 //! A validated, specialised operator, ready to record into a caller's encoder
 //! (`src/compile.rs` makes it).
 
+use crate::device_lock::Held;
 use crate::error::{Error, TensorRole};
 use crate::gpu::Gpu;
 use crate::kernels::PipelineKey;
@@ -19,9 +20,9 @@ pub struct CompiledReverse {
     pub(crate) gpu: Gpu,
     pub(crate) desc: ReverseSubsequences,
     pub(crate) key: PipelineKey,
-    pub(crate) pipeline: wgpu::ComputePipeline,
+    pub(crate) pipeline: Held<wgpu::ComputePipeline>,
     /// One `Params` per dispatch, `params_stride` bytes apart.
-    pub(crate) params: wgpu::Buffer,
+    pub(crate) params: Held<wgpu::Buffer>,
     pub(crate) params_stride: u64,
     pub(crate) dispatches: Vec<Recorded>,
     /// The device's `min_storage_buffer_offset_alignment`.
@@ -29,7 +30,7 @@ pub struct CompiledReverse {
     /// `min_size_in_bytes` of input, sequence lengths and output.
     pub(crate) bytes: [u64; 3],
     /// Input and output scratch buffers, for staged dispatches.
-    pub(crate) scratch: Option<[wgpu::Buffer; 2]>,
+    pub(crate) scratch: Option<Held<[wgpu::Buffer; 2]>>,
     /// Where this plan stages: the plan without scratch, for buffers without
     /// copy usages.
     pub(crate) without_copies: Option<Box<CompiledReverse>>,
@@ -142,7 +143,8 @@ impl CompiledReverse {
     /// window each.
     pub fn scratch_bytes(&self) -> u64 {
         self.scratch
-            .iter()
+            .as_deref()
+            .into_iter()
             .flatten()
             .map(|buffer| buffer.size())
             .sum()
@@ -244,6 +246,8 @@ impl CompiledReverse {
         if self.is_empty() {
             return Ok(());
         }
+        // wgpu records into an encoder of a lost device without a word.
+        self.gpu.check_not_lost("recording the operator")?;
         self.encode(
             encoder,
             [&input, &sequence_lengths, &output],
@@ -359,7 +363,7 @@ impl CompiledReverse {
         let bind_group = |dispatch: &Recorded, params: usize| {
             let window = |binding: usize, w: Window| {
                 // A staged dispatch's input and output windows are in scratch.
-                let (buffer, offset) = match (&self.scratch, dispatch.staging, binding) {
+                let (buffer, offset) = match (self.scratch.as_deref(), dispatch.staging, binding) {
                     (Some(scratch), Some(_), 0 | 2) => (&scratch[binding / 2], 0),
                     _ => (bindings[binding].buffer, bindings[binding].offset),
                 };
@@ -403,8 +407,9 @@ impl CompiledReverse {
             let bind_groups = make();
             // Native wgpu resolves a popped scope at once; one that did not would
             // be wgpu's own error, so it counts as none rather than a wait.
-            if let Some(Err(error)) = now_or_never(scope.pop("binding the tensors")) {
-                return Err(error);
+            let context = "binding the tensors";
+            if let Some(Err(error)) = now_or_never(scope.pop(context)) {
+                return Err(self.gpu.lost_or(error, context));
             }
             Ok(bind_groups)
         };
@@ -437,7 +442,7 @@ impl CompiledReverse {
         // Dispatches share one compute pass; a staged one ends it for its copies.
         let mut pass: Option<wgpu::ComputePass<'static>> = None;
         for (step, bind_group) in steps.iter().zip(&bind_groups) {
-            match (*step, bind_group, &self.scratch) {
+            match (*step, bind_group, self.scratch.as_deref()) {
                 (Step::Run { workgroups, .. }, Some(bind_group), _) => {
                     let pass = pass.get_or_insert_with(|| begin(encoder));
                     pass.set_bind_group(0, bind_group, &[]);
@@ -487,7 +492,7 @@ impl CompiledReverse {
     /// The layout uniform of dispatch `i`.
     pub(crate) fn params_binding(&self, i: usize) -> wgpu::BindingResource<'_> {
         wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-            buffer: &self.params,
+            buffer: &*self.params,
             offset: i as u64 * self.params_stride,
             size: wgpu::BufferSize::new(PARAMS_SIZE),
         })

@@ -301,7 +301,15 @@ pub enum Error {
         /// Its staged pieces.
         staged: usize,
     },
-    /// wgpu reported an error (validation, out of memory, lost device).
+    /// The device is lost (a driver reset, `wgpu::Device::destroy`, a GPU the
+    /// system took away): nothing more runs on it. Make a new device and compile
+    /// again.
+    #[error("the device is lost (found while {context}): create a new device to go on")]
+    DeviceLost {
+        /// What the library was doing.
+        context: &'static str,
+    },
+    /// wgpu reported an error (validation, out of memory).
     #[error("wgpu reported an error while {context}: {message}")]
     Wgpu {
         /// What the library was doing.

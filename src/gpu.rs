@@ -4,6 +4,7 @@
 use std::sync::Arc;
 
 use crate::adapter::adapter_from_env;
+use crate::device_lock::{DeviceLock, Held};
 use crate::error::Error;
 use crate::pipeline::PipelineCache;
 #[cfg(not(target_arch = "wasm32"))]
@@ -20,15 +21,23 @@ pub struct Gpu {
 }
 
 struct Inner {
-    device: wgpu::Device,
-    queue: wgpu::Queue,
-    bind_group_layout: wgpu::BindGroupLayout,
+    /// The device's lock, which every call of revseq's that can take wgpu's own
+    /// lock takes first (`src/device_lock.rs`).
+    lock: DeviceLock,
+    objects: Held<Objects>,
     /// What the plan tunes for, and the device's features it may use.
     profile: Profile,
     /// Bytes one storage binding may hold: the device's limit, or lower.
     max_binding: u64,
     /// Output bytes of work in one of revseq's own submissions, where bounded.
     submission_bytes: Option<u64>,
+}
+
+/// The wgpu objects a [`Gpu`] owns, dropped under the device's lock.
+struct Objects {
+    device: wgpu::Device,
+    queue: wgpu::Queue,
+    bind_group_layout: wgpu::BindGroupLayout,
     pipeline_layout: wgpu::PipelineLayout,
     cache: PipelineCache,
 }
@@ -134,8 +143,8 @@ impl Gpu {
     pub fn with_tuning(&self, tuning: Tuning) -> Gpu {
         let inner = &self.inner;
         Gpu::with_device(
-            inner.device.clone(),
-            inner.queue.clone(),
+            inner.objects.device.clone(),
+            inner.objects.queue.clone(),
             tuning,
             inner.max_binding,
             inner.submission_bytes,
@@ -149,10 +158,16 @@ impl Gpu {
     /// device's limit changes nothing; the clone has its own pipeline cache.
     pub fn with_max_binding(&self, bytes: u64) -> Gpu {
         let inner = &self.inner;
-        let max_binding = bytes.min(inner.device.limits().max_storage_buffer_binding_size);
+        let max_binding = bytes.min(
+            inner
+                .objects
+                .device
+                .limits()
+                .max_storage_buffer_binding_size,
+        );
         Gpu::with_device(
-            inner.device.clone(),
-            inner.queue.clone(),
+            inner.objects.device.clone(),
+            inner.objects.queue.clone(),
             inner.profile.tuning,
             max_binding,
             inner.submission_bytes,
@@ -162,15 +177,16 @@ impl Gpu {
     /// The same device and queue, with revseq's own runs ([`CompiledReverse::run`](crate::CompiledReverse::run)
     /// and the typed calls) submitting at most `bytes` of work at a time: output
     /// bytes a dispatch visits, a larger dispatch cut into parts, uploads and the
-    /// readback in copies of that size. `None` submits each run whole. The default
-    /// is 32 MiB on a CPU GL adapter, where wgpu holds its context lock while a
-    /// submission runs and panics in a thread kept from it for 6 s, and `None`
-    /// elsewhere. `record` is not affected; the clone has its own pipeline cache.
+    /// readback in copies of that size; and, once a submission has been timed, no
+    /// more parts at a time than ran in 0.1 s. `None` submits each run whole. The
+    /// default is 4 MiB on a CPU GL adapter, where wgpu holds its context lock
+    /// while a submission runs, and `None` elsewhere (`docs/gl.md`). `record` is
+    /// not affected; the clone has its own pipeline cache.
     pub fn with_submission_bytes(&self, bytes: Option<u64>) -> Gpu {
         let inner = &self.inner;
         Gpu::with_device(
-            inner.device.clone(),
-            inner.queue.clone(),
+            inner.objects.device.clone(),
+            inner.objects.queue.clone(),
             inner.profile.tuning,
             inner.max_binding,
             bytes.map(|b| b.max(4) & !3),
@@ -213,6 +229,7 @@ impl Gpu {
             },
             count: None,
         };
+        let lock = DeviceLock::of(&device);
         let bind_group_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("revseq::bind_group_layout"),
             entries: &[
@@ -251,36 +268,49 @@ impl Gpu {
         };
         Gpu {
             inner: Arc::new(Inner {
-                device,
-                queue,
-                bind_group_layout,
+                objects: Held::new(
+                    &lock,
+                    Objects {
+                        device,
+                        queue,
+                        bind_group_layout,
+                        pipeline_layout,
+                        cache: PipelineCache::default(),
+                    },
+                ),
+                lock,
                 profile,
                 max_binding,
                 submission_bytes,
-                pipeline_layout,
-                cache: PipelineCache::default(),
             }),
         }
     }
 
     /// The device.
     pub fn device(&self) -> &wgpu::Device {
-        &self.inner.device
+        &self.inner.objects.device
     }
 
     /// The queue.
     pub fn queue(&self) -> &wgpu::Queue {
-        &self.inner.queue
+        &self.inner.objects.queue
+    }
+
+    /// The lock revseq takes around its calls into wgpu on this device: on GL,
+    /// where wgpu panics in a thread kept from its own lock for 6 s, the same
+    /// [`DeviceLock`] for every `Gpu` of the device; elsewhere, no lock.
+    pub fn device_lock(&self) -> &DeviceLock {
+        &self.inner.lock
     }
 
     /// The adapter the device came from.
     pub fn adapter_info(&self) -> wgpu::AdapterInfo {
-        self.inner.device.adapter_info()
+        self.inner.objects.device.adapter_info()
     }
 
     /// Pipelines built so far; a compile of a key already built adds none.
     pub fn cached_pipelines(&self) -> usize {
-        self.inner.cache.len()
+        self.inner.objects.cache.len()
     }
 
     /// What the plan tunes for and may use of the device.
@@ -291,7 +321,7 @@ impl Gpu {
     /// The layout every operator's bind groups follow: the uniform at binding 0,
     /// input, sequence lengths and output at 1, 2 and 3.
     pub(crate) fn bind_group_layout(&self) -> &wgpu::BindGroupLayout {
-        &self.inner.bind_group_layout
+        &self.inner.objects.bind_group_layout
     }
 
     /// The pipeline of `key`, from the cache or built now.
@@ -299,9 +329,15 @@ impl Gpu {
         &self,
         key: crate::kernels::PipelineKey,
     ) -> Result<wgpu::ComputePipeline, Error> {
-        self.inner
+        let objects = &self.inner.objects;
+        objects
             .cache
-            .get_or_build(&self.inner.device, &self.inner.pipeline_layout, key)
+            .get_or_build(
+                &objects.device,
+                &self.inner.lock,
+                &objects.pipeline_layout,
+                key,
+            )
             .await
     }
 }

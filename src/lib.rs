@@ -23,8 +23,10 @@
 #![warn(missing_docs)]
 
 mod adapter;
+mod calls;
 mod compile;
 mod compiled;
+mod device_lock;
 mod divisor;
 mod dtype;
 mod entry;
@@ -32,6 +34,7 @@ mod error;
 mod gpu;
 mod kernels;
 mod layout;
+mod lost;
 mod onnx;
 mod operator;
 mod params;
@@ -51,6 +54,7 @@ mod window;
 
 pub use adapter::adapter_from_env;
 pub use compiled::CompiledReverse;
+pub use device_lock::DeviceLock;
 pub use dtype::{DataType, Element, SequenceLength};
 pub use error::{Error, TensorRole};
 pub use gpu::Gpu;

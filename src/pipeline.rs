@@ -4,6 +4,7 @@
 use std::collections::HashMap;
 use std::sync::{PoisonError, RwLock};
 
+use crate::device_lock::DeviceLock;
 use crate::error::Error;
 use crate::kernels::PipelineKey;
 use crate::scope::Scope;
@@ -34,6 +35,7 @@ impl PipelineCache {
     pub(crate) async fn get_or_build(
         &self,
         device: &wgpu::Device,
+        lock: &DeviceLock,
         layout: &wgpu::PipelineLayout,
         key: PipelineKey,
     ) -> Result<wgpu::ComputePipeline, Error> {
@@ -53,36 +55,50 @@ impl PipelineCache {
             Some(module) => (module, None),
             None => {
                 let scope = Scope::push(device);
-                let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-                    label: Some(&label),
-                    source: wgpu::ShaderSource::Wgsl(source.wgsl().into()),
+                let module = lock.hold(|| {
+                    device.create_shader_module(wgpu::ShaderModuleDescriptor {
+                        label: Some(&label),
+                        source: wgpu::ShaderSource::Wgsl(source.wgsl().into()),
+                    })
                 });
                 (module, Some(scope.pop("compiling a shader module")))
             }
         };
         let constants = key.constants();
         let scope = Scope::push(device);
-        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-            label: Some(&label),
-            layout: Some(layout),
-            module: &module,
-            entry_point: Some(Kernel::ENTRY_POINT),
-            compilation_options: wgpu::PipelineCompilationOptions {
-                constants: &constants,
-                // Only `tile` uses workgroup memory, and it reads nothing there
-                // it has not written.
-                zero_initialize_workgroup_memory: false,
-            },
-            cache: None,
+        // On GL the driver compiles the program here, under wgpu's lock.
+        let pipeline = lock.hold(|| {
+            device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some(&label),
+                layout: Some(layout),
+                module: &module,
+                entry_point: Some(Kernel::ENTRY_POINT),
+                compilation_options: wgpu::PipelineCompilationOptions {
+                    constants: &constants,
+                    // Only `tile` uses workgroup memory, and it reads nothing there
+                    // it has not written.
+                    zero_initialize_workgroup_memory: false,
+                },
+                cache: None,
+            })
         });
         let pipeline_errors = scope.pop("building a compute pipeline");
-        if let Some(errors) = module_errors {
-            errors.await?;
+        let checked = async {
+            if let Some(errors) = module_errors {
+                errors.await?;
+            }
+            pipeline_errors.await
+        };
+        if let Err(error) = checked.await {
+            lock.hold(|| drop((module, pipeline)));
+            return Err(error);
         }
-        pipeline_errors.await?;
 
-        let mut state = self.state.write().unwrap_or_else(PoisonError::into_inner);
-        state.modules.entry(source).or_insert(module);
-        Ok(state.pipelines.entry(key).or_insert(pipeline).clone())
+        // A module or pipeline another thread inserted first is dropped here.
+        lock.hold(|| {
+            let mut state = self.state.write().unwrap_or_else(PoisonError::into_inner);
+            state.modules.entry(source).or_insert(module);
+            Ok(state.pipelines.entry(key).or_insert(pipeline).clone())
+        })
     }
 }

@@ -2,7 +2,8 @@
 //! the operator's steps and reads the output back, in as many submissions as the
 //! adapter needs (`src/submission.rs`).
 
-use crate::compiled::{CompiledReverse, Step};
+use crate::compiled::CompiledReverse;
+use crate::device_lock::Held;
 use crate::error::{Error, TensorRole};
 #[cfg(not(target_arch = "wasm32"))]
 use crate::scope::block_on;
@@ -10,11 +11,13 @@ use crate::scope::Scope;
 use crate::signal;
 #[cfg(not(target_arch = "wasm32"))]
 use crate::submission::poll_until;
+use crate::submission::Pacer;
 
 impl CompiledReverse {
-    /// Records and submits the operator's steps on revseq's own buffers, in as
-    /// many submissions as the adapter needs (`src/submission.rs`), with the copy
-    /// of `out` into `readback` in the last.
+    /// Records and submits the operator's steps on revseq's own buffers, then the
+    /// copy of `out` into `readback`: in one submission where the adapter does
+    /// not bound them, else in as many as keep each within its bound in time and
+    /// bytes (`src/submission.rs`).
     fn submit(
         &self,
         bindings: &[wgpu::BufferBinding<'_>; 3],
@@ -22,27 +25,35 @@ impl CompiledReverse {
         readback: &wgpu::Buffer,
     ) -> Result<(), Error> {
         let device = self.gpu.device();
-        let out_size = self.binding_size(TensorRole::Output);
-        let submissions = self.submissions();
-        let last = submissions.len() - 1;
-        let queue = self.gpu.queue();
-        for (i, steps) in submissions.iter().enumerate() {
+        let bound = self.gpu.submission_bytes();
+        let steps = self.steps(bound.is_some());
+        let mut pacer = Pacer::new(bound);
+        let mut rest = &steps[..];
+        loop {
+            let count = pacer.take(rest.iter().map(|step| self.step_bytes(step)));
+            let (now, later) = rest.split_at(count);
             let mut encoder = device.create_command_encoder(&Default::default());
             self.encode(
                 &mut encoder,
                 [&bindings[0], &bindings[1], &bindings[2]],
-                steps,
+                now,
             )?;
-            if i == last {
-                for (start, end) in self.chunks(out_size) {
-                    if start > 0 {
-                        queue.submit([encoder.finish()]);
-                        encoder = device.create_command_encoder(&Default::default());
-                    }
-                    encoder.copy_buffer_to_buffer(out, start, readback, start, end - start);
-                }
+            if later.is_empty() && bound.is_none() {
+                encoder.copy_buffer_to_buffer(out, 0, readback, 0, out.size());
             }
-            queue.submit([encoder.finish()]);
+            let bytes = now.iter().map(|step| self.step_bytes(step)).sum();
+            pacer.time(bytes, || self.gpu.submit([encoder.finish()]));
+            rest = later;
+            if rest.is_empty() {
+                break;
+            }
+        }
+        if bound.is_some() {
+            for (start, end) in self.chunks(out.size()) {
+                let mut encoder = device.create_command_encoder(&Default::default());
+                encoder.copy_buffer_to_buffer(out, start, readback, start, end - start);
+                self.gpu.submit([encoder.finish()]);
+            }
         }
         Ok(())
     }
@@ -50,28 +61,34 @@ impl CompiledReverse {
     /// A storage buffer of `usage` holding `contents` (padded to whole words),
     /// written in [`chunks`](Self::chunks), each submitted on its own where the
     /// adapter bounds submissions, rather than in one copy of the whole tensor.
-    fn upload(&self, label: &str, contents: &[u8], usage: wgpu::BufferUsages) -> wgpu::Buffer {
-        let (device, queue) = (self.gpu.device(), self.gpu.queue());
+    fn upload(
+        &self,
+        label: &str,
+        contents: &[u8],
+        usage: wgpu::BufferUsages,
+    ) -> Held<wgpu::Buffer> {
         let size = (contents.len() as u64).next_multiple_of(4);
-        let buffer = device.create_buffer(&wgpu::BufferDescriptor {
+        let buffer = self.gpu.create_buffer(&wgpu::BufferDescriptor {
             label: Some(label),
             size,
             usage: usage | wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
+        let (queue, lock) = (self.gpu.queue(), self.gpu.device_lock());
         let bounded = self.gpu.submission_bytes().is_some();
         for (start, end) in self.chunks(size) {
             let (start, end) = (start as usize, end as usize);
-            match contents.get(start..end) {
+            // wgpu copies the bytes into a staging buffer it makes here.
+            lock.hold(|| match contents.get(start..end) {
                 Some(chunk) => queue.write_buffer(&buffer, start as u64, chunk),
                 None => {
                     let mut chunk = contents[start..].to_vec();
                     chunk.resize(end - start, 0);
                     queue.write_buffer(&buffer, start as u64, &chunk);
                 }
-            }
+            });
             if bounded {
-                queue.submit([]);
+                self.gpu.submit([]);
             }
         }
         buffer
@@ -85,28 +102,6 @@ impl CompiledReverse {
         (0..size)
             .step_by(chunk as usize)
             .map(move |start| (start, (start + chunk).min(size)))
-    }
-
-    /// The operator's commands for revseq's own runs, in submissions that each
-    /// visit at most the adapter's bound of output bytes (`src/submission.rs`):
-    /// one submission where there is no bound.
-    fn submissions(&self) -> Vec<Vec<Step>> {
-        let Some(budget) = self.gpu.submission_bytes() else {
-            return vec![self.steps(false)];
-        };
-        let mut submissions: Vec<Vec<Step>> = vec![Vec::new()];
-        let mut bytes = 0;
-        for step in self.steps(true) {
-            let step_bytes = self.step_bytes(&step);
-            let current = submissions.last_mut().expect("one submission at least");
-            if bytes + step_bytes > budget && !current.is_empty() {
-                submissions.push(Vec::new());
-                bytes = 0;
-            }
-            bytes += step_bytes;
-            submissions.last_mut().expect("just pushed").push(step);
-        }
-        submissions
     }
 
     /// Uploads the tensors, runs the operator and reads the output back into
@@ -176,6 +171,7 @@ impl CompiledReverse {
         let [in_bytes, len_bytes, out_bytes] = self.bytes.map(|b| b as usize);
         let device = self.gpu.device();
         let out_size = self.binding_size(TensorRole::Output);
+        let context = "running reverse_subsequences";
         let scope = Scope::push(device);
         let input = self.upload(
             "revseq::input",
@@ -190,7 +186,7 @@ impl CompiledReverse {
         // A dense output is overwritten whole, so its old bytes need not travel.
         let out_usage = self.buffer_usages(TensorRole::Output) | wgpu::BufferUsages::COPY_SRC;
         let out = match self.desc.output.is_dense() {
-            true => device.create_buffer(&wgpu::BufferDescriptor {
+            true => self.gpu.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("revseq::output"),
                 size: out_size,
                 usage: out_usage,
@@ -198,7 +194,7 @@ impl CompiledReverse {
             }),
             false => self.upload("revseq::output", &output[..out_bytes], out_usage),
         };
-        let readback = device.create_buffer(&wgpu::BufferDescriptor {
+        let readback = self.gpu.create_buffer(&wgpu::BufferDescriptor {
             label: Some("revseq::readback"),
             size: out_size,
             usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
@@ -212,18 +208,20 @@ impl CompiledReverse {
         let submission = checked.and_then(|()| self.submit(&bindings, &out, &readback));
         let (sender, receiver) = signal::channel();
         if submission.is_ok() {
-            readback.map_async(wgpu::MapMode::Read, .., move |result| sender.send(result));
+            self.gpu.device_lock().hold(|| {
+                readback.map_async(wgpu::MapMode::Read, .., move |result| sender.send(result))
+            });
         }
-        let errors = scope.pop("running reverse_subsequences");
-        errors.await?;
-        submission?;
+        let errors = scope.pop(context);
+        let lost = |error| self.gpu.lost_or(error, context);
+        errors.await.map_err(lost)?;
+        submission.map_err(lost)?;
 
-        let wgpu_error = |message: String| Error::Wgpu {
-            context: "reading the output back",
-            message,
-        };
+        let context = "reading the output back";
+        let wgpu_error =
+            |message: String| self.gpu.lost_or(Error::Wgpu { context, message }, context);
         #[cfg(not(target_arch = "wasm32"))]
-        poll_until(device, || receiver.is_ready())?;
+        poll_until(device, self.gpu.device_lock(), || receiver.is_ready())?;
         receiver
             .await
             .ok_or_else(|| wgpu_error("the mapping callback was dropped".into()))?

@@ -10,9 +10,8 @@
 //! runs on any adapter, lavapipe included: the addresses do not depend on the
 //! hardware.
 
-use wgpu::util::DeviceExt;
-
 use crate::compiled::CompiledReverse;
+use crate::device_lock::Held;
 use crate::error::{Error, TensorRole};
 use crate::gpu::Gpu;
 use crate::params::PARAMS_SIZE;
@@ -107,8 +106,7 @@ pub fn trace_wgsl(
         wide_multiply: false,
     };
     let traced = source.compose_text("test/kernel", Some(wgsl), true);
-    let device = gpu.device();
-    let params = device.create_buffer(&wgpu::BufferDescriptor {
+    let params = gpu.create_buffer(&wgpu::BufferDescriptor {
         label: Some("revseq::trace params"),
         size: PARAMS_SIZE,
         usage: wgpu::BufferUsages::UNIFORM,
@@ -176,8 +174,8 @@ struct Program<'a> {
 
 /// The buffers of a traced run: the tensors at bindings 1-3 and the trace at 4.
 struct Buffers {
-    tensors: [wgpu::Buffer; 3],
-    records: wgpu::Buffer,
+    tensors: [Held<wgpu::Buffer>; 3],
+    records: Held<wgpu::Buffer>,
 }
 
 /// Runs `program` over `dispatches` on the host's `input` and `lengths` and an
@@ -192,27 +190,24 @@ fn run(
 ) -> Result<Trace, Error> {
     let device = gpu.device();
     let scope = Scope::push(device);
-    let (layout, pipeline) = pipeline(device, program, every);
+    let lock = gpu.device_lock();
+    let (layout, pipeline) = lock.hold(|| pipeline(device, program, every));
+    let pipeline = Held::new(lock, pipeline);
     let buffer = |contents: &[u8], usage| {
-        let mut padded = contents.to_vec();
-        padded.resize(contents.len().next_multiple_of(4).max(4), 0);
-        device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("revseq::trace"),
-            contents: &padded,
-            usage: wgpu::BufferUsages::STORAGE | usage,
-        })
+        let usage = wgpu::BufferUsages::STORAGE | usage;
+        gpu.buffer_init("revseq::trace", contents, usage, "making a trace's buffers")
     };
     let copied = wgpu::BufferUsages::COPY_SRC;
     let buffers = Buffers {
         tensors: [
-            buffer(input, wgpu::BufferUsages::empty()),
-            buffer(lengths, wgpu::BufferUsages::empty()),
-            buffer(&vec![0; output_bytes as usize], copied),
+            buffer(input, wgpu::BufferUsages::empty())?,
+            buffer(lengths, wgpu::BufferUsages::empty())?,
+            buffer(&vec![0; output_bytes as usize], copied)?,
         ],
         records: buffer(
             &vec![0; (16 + 16 * CAPACITY) as usize],
             copied | wgpu::BufferUsages::COPY_DST,
-        ),
+        )?,
     };
     block_on(scope.pop("building the trace pipeline"))?;
 
@@ -230,7 +225,7 @@ fn run(
         encoder.clear_buffer(&buffers.records, 0, Some(16));
         {
             let mut pass = encoder.begin_compute_pass(&Default::default());
-            pass.set_pipeline(&pipeline);
+            pass.set_pipeline(&*pipeline);
             pass.set_bind_group(0, &bind_group, &[]);
             pass.dispatch_workgroups(dispatch.workgroups[0], dispatch.workgroups[1], 1);
         }
@@ -394,7 +389,7 @@ fn read_back(
         context: "reading a trace back",
         message,
     };
-    let readback = device.create_buffer(&wgpu::BufferDescriptor {
+    let readback = gpu.create_buffer(&wgpu::BufferDescriptor {
         label: Some("revseq::trace readback"),
         size: buffer.size(),
         usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
@@ -402,9 +397,10 @@ fn read_back(
     });
     encoder.copy_buffer_to_buffer(buffer, 0, &readback, 0, buffer.size());
     let scope = Scope::push(device);
-    gpu.queue().submit([encoder.finish()]);
+    gpu.submit([encoder.finish()]);
     block_on(scope.pop("running a traced kernel"))?;
-    readback.map_async(wgpu::MapMode::Read, .., |_| {});
+    gpu.device_lock()
+        .hold(|| readback.map_async(wgpu::MapMode::Read, .., |_| {}));
     crate::wait_for_queue(device, gpu.queue())?;
     let view = readback
         .get_mapped_range(..)

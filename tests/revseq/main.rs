@@ -6,6 +6,7 @@ mod asynchronous;
 mod cache;
 mod examples;
 mod exhaustive;
+mod lost;
 #[path = "../../benches/support/packed.rs"]
 mod packed;
 mod readme;

@@ -15,30 +15,37 @@ fn storage(contents: &[u8], usage: wgpu::BufferUsages) -> wgpu::Buffer {
     storage_on(gpu(), contents, usage)
 }
 
+/// A buffer holding `contents`. Like every wgpu call of these tests, under the
+/// device's lock, as the README asks of callers that share a GL device.
 fn storage_on(gpu: &Gpu, contents: &[u8], usage: wgpu::BufferUsages) -> wgpu::Buffer {
-    gpu.device()
-        .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("test"),
-            contents,
-            usage: wgpu::BufferUsages::STORAGE | usage,
-        })
+    gpu.device_lock().hold(|| {
+        gpu.device()
+            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("test"),
+                contents,
+                usage: wgpu::BufferUsages::STORAGE | usage,
+            })
+    })
 }
 
 fn read_back_on(gpu: &Gpu, buffer: &wgpu::Buffer) -> Vec<u8> {
-    let device = gpu.device();
-    let staging = device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("test readback"),
-        size: buffer.size(),
-        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-        mapped_at_creation: false,
+    let (device, lock) = (gpu.device(), gpu.device_lock());
+    let staging = lock.hold(|| {
+        device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("test readback"),
+            size: buffer.size(),
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        })
     });
     let mut encoder = device.create_command_encoder(&Default::default());
     encoder.copy_buffer_to_buffer(buffer, 0, &staging, 0, buffer.size());
-    gpu.queue().submit([encoder.finish()]);
-    staging.map_async(wgpu::MapMode::Read, .., |r| r.unwrap());
+    lock.hold(|| gpu.queue().submit([encoder.finish()]));
+    lock.hold(|| staging.map_async(wgpu::MapMode::Read, .., |r| r.unwrap()));
     revseq::wait_for_queue(device, gpu.queue()).unwrap();
-    let view = staging.get_mapped_range(..).unwrap();
-    view.to_vec()
+    let bytes = staging.get_mapped_range(..).unwrap().to_vec();
+    lock.hold(|| drop(staging));
+    bytes
 }
 
 /// Places each tensor at `offset` inside a buffer with room on both sides, runs
@@ -84,7 +91,8 @@ pub(crate) fn run_at_offset_on(gpu: &Gpu, desc: &ReverseSubsequences, seed: u64)
             binding(&output, TensorRole::Output),
         )
         .unwrap();
-    gpu.queue().submit([encoder.finish()]);
+    gpu.device_lock()
+        .hold(|| gpu.queue().submit([encoder.finish()]));
     let actual = read_back_on(gpu, &output);
 
     let mut expected = out_initial.clone();
@@ -191,20 +199,24 @@ fn record_with(
         output.as_entire_buffer_binding(),
     );
     if result.is_ok() {
-        gpu().queue().submit([encoder.finish()]);
+        gpu()
+            .device_lock()
+            .hold(|| gpu().queue().submit([encoder.finish()]));
     }
     result
 }
 
 #[test]
 fn binding_without_storage_usage_is_an_error() {
-    let plain = gpu()
-        .device()
-        .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: None,
-            contents: &[0; 8],
-            usage: wgpu::BufferUsages::COPY_SRC,
-        });
+    let plain = gpu().device_lock().hold(|| {
+        gpu()
+            .device()
+            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: None,
+                contents: &[0; 8],
+                usage: wgpu::BufferUsages::COPY_SRC,
+            })
+    });
     let lengths = storage(&[0; 8], wgpu::BufferUsages::empty());
     let output = storage(&[0; 8], wgpu::BufferUsages::empty());
     let err = record_with(&plain, 0, &lengths, &output).unwrap_err();

@@ -181,11 +181,13 @@ fn a_size_0_reversed_axis_is_a_no_op() {
             assert_eq!(output, [0xEE; 16]);
             // Recording it records nothing, whatever buffers are bound.
             let buffer = |tensor| {
-                gpu().device().create_buffer(&wgpu::BufferDescriptor {
-                    label: None,
-                    size: compiled.binding_size(tensor).max(4),
-                    usage: wgpu::BufferUsages::STORAGE,
-                    mapped_at_creation: false,
+                gpu().device_lock().hold(|| {
+                    gpu().device().create_buffer(&wgpu::BufferDescriptor {
+                        label: None,
+                        size: compiled.binding_size(tensor).max(4),
+                        usage: wgpu::BufferUsages::STORAGE,
+                        mapped_at_creation: false,
+                    })
                 })
             };
             let (input, lengths, out) = (
@@ -202,7 +204,9 @@ fn a_size_0_reversed_axis_is_a_no_op() {
                     out.as_entire_buffer_binding(),
                 )
                 .unwrap_or_else(|e| panic!("{desc:?}: {e}"));
-            gpu().queue().submit([encoder.finish()]);
+            gpu()
+                .device_lock()
+                .hold(|| gpu().queue().submit([encoder.finish()]));
         }
     }
     // The typed entry point too.

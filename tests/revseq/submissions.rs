@@ -7,14 +7,16 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use revseq::{reference, DataType, ReverseSubsequences, TensorDesc, Tuning, Variant};
+use revseq::{
+    reference, DataType, Gpu, ReverseSubsequences, TensorDesc, TensorRole, Tuning, Variant,
+};
 
 use crate::strided::lengths_for;
-use crate::support::{assert_matches_reference_on, gpu, per_element, Rng};
+use crate::support::{assert_matches_reference_on, gpu, gpu_with_limits, per_element, Rng};
 use crate::variants::{desc, transposed};
 
 /// Every kernel family, under both tunings, with its dispatches cut into parts
-/// of 4 KiB of output each, as a CPU GL adapter cuts them at 32 MiB: each part
+/// of 4 KiB of output each, as a CPU GL adapter cuts them at 4 MiB: each part
 /// starts at its own first workgroup, and together they write every element once.
 #[test]
 fn every_variant_runs_exactly_in_parts() {
@@ -104,10 +106,61 @@ fn expected(desc: &ReverseSubsequences, input: &[u8], lengths: &[u32], canary: u
     out
 }
 
+/// A small operator of one of three widths through `record`, as a caller that
+/// shares the device does it: every wgpu call under the device's lock.
+fn record_small(gpu: &Gpu, small: &ReverseSubsequences, input: &[u8], lengths: &[u8]) -> Vec<u8> {
+    use wgpu::util::DeviceExt;
+    let op = gpu.compile(small).unwrap();
+    let (device, lock) = (gpu.device(), gpu.device_lock());
+    let out_size = op.binding_size(TensorRole::Output);
+    let storage = |contents: &[u8], usage| {
+        let mut padded = contents.to_vec();
+        padded.resize(contents.len().next_multiple_of(4), 0);
+        lock.hold(|| {
+            device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("test"),
+                contents: &padded,
+                usage: wgpu::BufferUsages::STORAGE | usage,
+            })
+        })
+    };
+    let input = storage(input, wgpu::BufferUsages::empty());
+    let lengths = storage(lengths, wgpu::BufferUsages::empty());
+    let output = storage(&vec![0; out_size as usize], wgpu::BufferUsages::COPY_SRC);
+    let readback = lock.hold(|| {
+        device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("test readback"),
+            size: out_size,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        })
+    });
+    let mut encoder = device.create_command_encoder(&Default::default());
+    op.record(
+        &mut encoder,
+        input.as_entire_buffer_binding(),
+        lengths.as_entire_buffer_binding(),
+        output.as_entire_buffer_binding(),
+    )
+    .unwrap();
+    encoder.copy_buffer_to_buffer(&output, 0, &readback, 0, out_size);
+    lock.hold(|| gpu.queue().submit([encoder.finish()]));
+    lock.hold(|| readback.map_async(wgpu::MapMode::Read, .., |r| r.unwrap()));
+    revseq::wait_for_queue(device, gpu.queue()).unwrap();
+    let bytes = readback.get_mapped_range(..).unwrap().to_vec();
+    lock.hold(|| drop((input, lengths, output, readback, op)));
+    bytes
+}
+
+/// One thread runs an operator of many seconds in one submission, which on GL
+/// holds wgpu's context lock all along, while three others compile, run,
+/// record and drop small operators on the same device: on GL each waits on
+/// revseq's `DeviceLock`, never on wgpu's lock, whose 6 s timeout panics. A
+/// device of its own, so that the long hold keeps no other test waiting.
 #[test]
 fn small_operators_on_other_threads_run_while_a_slow_one_runs() {
-    let gpu = gpu();
-    let slow = gpu.with_max_binding(8 << 20);
+    let gpu = gpu_with_limits(|_| {});
+    let slow = gpu.with_max_binding(8 << 20).with_submission_bytes(None);
     let desc = slow_operator();
     let op = slow.compile(&desc).unwrap();
     assert!(
@@ -145,12 +198,19 @@ fn small_operators_on_other_threads_run_while_a_slow_one_runs() {
                 .collect();
             let mut expected = vec![0u8; small.output.min_size_in_bytes() as usize];
             reference::reverse_subsequences_bytes(&small, &input, &lengths, &mut expected).unwrap();
-            let mut actual = vec![0u8; expected.len()];
-            gpu.compile(&small)
-                .unwrap()
-                .run(&input, &lengths, &mut actual)
-                .unwrap();
-            assert_eq!(actual, expected, "{small:?}");
+            let actual = match thread {
+                // The caller's own encoder, submit and wait.
+                2 => record_small(&gpu, &small, &input, &lengths),
+                _ => {
+                    let mut actual = vec![0u8; expected.len()];
+                    gpu.compile(&small)
+                        .unwrap()
+                        .run(&input, &lengths, &mut actual)
+                        .unwrap();
+                    actual
+                }
+            };
+            assert_eq!(actual[..expected.len()], expected, "{small:?}");
             runs += 1;
         }
         runs
@@ -166,7 +226,7 @@ fn small_operators_on_other_threads_run_while_a_slow_one_runs() {
         (output, runs)
     });
     eprintln!(
-        "slow operator: {} dispatches, {:.1} s beside {runs:?} small operators",
+        "slow operator: {} dispatches in one submission, {:.1} s beside {runs:?} small operators",
         op.dispatch_count(),
         started.elapsed().as_secs_f64()
     );

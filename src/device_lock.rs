@@ -1,0 +1,145 @@
+//! One lock per device on backends where wgpu serialises every call through a
+//! context lock of its own that panics when a thread waits for it too long: GL,
+//! whose `AdapterContext::lock` gives up after 6 s with EGL and 1 s with WGL
+//! ("Could not lock adapter context"). Every call of revseq's that can take
+//! wgpu's lock (buffer creation and drop, pipeline creation and drop, uploads,
+//! submits, polls, maps) takes this one first. It waits without a timeout, so
+//! revseq's threads wait for each other here and reach wgpu's lock only when no
+//! other revseq thread holds it. Elsewhere it is no lock at all.
+//!
+//! Destructors go through it too ([`Held`]), and never let a panic out: a panic
+//! in a destructor while a thread unwinds aborts the process.
+
+use std::ops::Deref;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::{Arc, Mutex, PoisonError, Weak};
+
+use parking_lot::ReentrantMutex;
+
+/// The lock revseq takes around its wgpu calls on one device (`docs/gl.md`).
+///
+/// On GL, wgpu panics in a thread kept from its context lock for 6 s, and a
+/// thread that submits, polls or creates buffers holds that lock for as long as
+/// the call takes. Callers that share a GL device with revseq and call wgpu from
+/// other threads can take this lock around their own calls, so that those calls
+/// and revseq's wait for each other here, without a timeout, and never on wgpu's
+/// lock. [`DeviceLock::of`] gives the same lock for the same device, however many
+/// [`Gpu`](crate::Gpu)s wrap it. It is reentrant: a thread that holds it may take
+/// it again, and may call revseq while it holds it. On other backends it locks
+/// nothing and costs nothing.
+///
+/// ```
+/// # fn main() -> Result<(), revseq::Error> {
+/// let gpu = revseq::Gpu::new()?;
+/// let lock = revseq::DeviceLock::of(gpu.device());
+/// let encoder = gpu.device().create_command_encoder(&Default::default());
+/// lock.hold(|| gpu.queue().submit([encoder.finish()]));
+/// revseq::wait_for_queue(gpu.device(), gpu.queue())?; // polls under the lock
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Clone)]
+pub struct DeviceLock {
+    shared: Option<Arc<Shared>>,
+}
+
+struct Shared {
+    /// The device the lock is for; only compared.
+    device: wgpu::Device,
+    mutex: ReentrantMutex<()>,
+}
+
+/// The locks of devices something still holds a lock of.
+static LOCKS: Mutex<Vec<Weak<Shared>>> = Mutex::new(Vec::new());
+
+impl DeviceLock {
+    /// The lock of `device`: on GL, one shared by every call of this function for
+    /// the same device while any of them is alive; elsewhere, none.
+    pub fn of(device: &wgpu::Device) -> DeviceLock {
+        if device.adapter_info().backend != wgpu::Backend::Gl {
+            return DeviceLock { shared: None };
+        }
+        let mut locks = LOCKS.lock().unwrap_or_else(PoisonError::into_inner);
+        locks.retain(|lock| lock.strong_count() > 0);
+        let found = locks
+            .iter()
+            .filter_map(Weak::upgrade)
+            .find(|shared| shared.device == *device);
+        let shared = found.unwrap_or_else(|| {
+            let shared = Arc::new(Shared {
+                device: device.clone(),
+                mutex: ReentrantMutex::new(()),
+            });
+            locks.push(Arc::downgrade(&shared));
+            shared
+        });
+        DeviceLock {
+            shared: Some(shared),
+        }
+    }
+
+    /// Runs `f` holding the lock, waiting for it as long as it takes.
+    pub fn hold<R>(&self, f: impl FnOnce() -> R) -> R {
+        let _guard = self.shared.as_ref().map(|shared| shared.mutex.lock());
+        f()
+    }
+
+    /// Whether this lock serialises anything: true on GL.
+    pub fn is_shared(&self) -> bool {
+        self.shared.is_some()
+    }
+
+    /// Drops `value` holding the lock; a panic inside wgpu while it does (a
+    /// caller's thread kept wgpu's lock for seconds) is caught, so that no
+    /// destructor of revseq's panics. What wgpu failed to release stays with wgpu.
+    pub(crate) fn drop_quietly<T>(&self, value: T) {
+        self.hold(|| {
+            let _ = catch_unwind(AssertUnwindSafe(move || drop(value)));
+        });
+    }
+}
+
+impl std::fmt::Debug for DeviceLock {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DeviceLock")
+            .field("shared", &self.is_shared())
+            .finish()
+    }
+}
+
+/// A wgpu object of revseq's that is dropped under its device's lock, quietly.
+pub(crate) struct Held<T> {
+    value: Option<T>,
+    lock: DeviceLock,
+}
+
+impl<T> Held<T> {
+    pub(crate) fn new(lock: &DeviceLock, value: T) -> Held<T> {
+        Held {
+            value: Some(value),
+            lock: lock.clone(),
+        }
+    }
+}
+
+impl<T> Deref for Held<T> {
+    type Target = T;
+
+    fn deref(&self) -> &T {
+        self.value.as_ref().expect("taken only in drop")
+    }
+}
+
+impl<T> Drop for Held<T> {
+    fn drop(&mut self) {
+        if let Some(value) = self.value.take() {
+            self.lock.drop_quietly(value);
+        }
+    }
+}
+
+impl<T: std::fmt::Debug> std::fmt::Debug for Held<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        (**self).fmt(f)
+    }
+}
