@@ -492,7 +492,7 @@ impl CompiledReverse {
     /// The layout uniform of dispatch `i`.
     pub(crate) fn params_binding(&self, i: usize) -> wgpu::BindingResource<'_> {
         wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-            buffer: &*self.params,
+            buffer: &self.params,
             offset: i as u64 * self.params_stride,
             size: wgpu::BufferSize::new(PARAMS_SIZE),
         })

@@ -230,6 +230,8 @@ impl CompiledReverse {
             .get_mapped_range(..)
             .map_err(|e| wgpu_error(e.to_string()))?;
         output[..out_bytes].copy_from_slice(&view[..out_bytes]);
-        Ok(())
+        // Only a device alive after the readback surely ran the work: a loss is
+        // for good, and a mapping may complete on a device lost meanwhile.
+        self.gpu.check_not_lost(context)
     }
 }

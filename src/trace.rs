@@ -225,7 +225,7 @@ fn run(
         encoder.clear_buffer(&buffers.records, 0, Some(16));
         {
             let mut pass = encoder.begin_compute_pass(&Default::default());
-            pass.set_pipeline(&*pipeline);
+            pass.set_pipeline(&pipeline);
             pass.set_bind_group(0, &bind_group, &[]);
             pass.dispatch_workgroups(dispatch.workgroups[0], dispatch.workgroups[1], 1);
         }
