@@ -135,8 +135,9 @@ impl Pacer {
         let budget = bytes;
         let mut total = 0;
         let mut count = 0;
+        // Steps without work (staging copies) ride along with their neighbours.
         for step in step_bytes {
-            if count > 0 && total + step > budget {
+            if step > 0 && total > 0 && total + step > budget {
                 break;
             }
             total += step;
@@ -185,9 +186,9 @@ mod tests {
         assert_eq!(pacer.take([40, 40, 40].into_iter()), 2);
         // At least one step, however large; steps without work ride along.
         assert_eq!(pacer.take([0, 150, 10].into_iter()), 2);
-        assert_eq!(pacer.take([150, 0].into_iter()), 1);
-        // Timed at 200 bytes a second: 20 bytes fit the time bound.
-        pacer.pace = Some(200.0 / SUBMISSION_TIME.as_secs_f64() / 10.0);
+        assert_eq!(pacer.take([150, 0, 1].into_iter()), 2);
+        // At 250 bytes a second, 25 bytes run in SUBMISSION_TIME (0.1 s).
+        pacer.pace = Some(250.0);
         assert_eq!(pacer.take([10, 10, 10].into_iter()), 2);
         pacer.time(64, || std::thread::sleep(Duration::from_millis(20)));
         let pace = pacer.pace.unwrap();
