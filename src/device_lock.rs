@@ -12,8 +12,10 @@
 
 use std::ops::Deref;
 use std::panic::{catch_unwind, AssertUnwindSafe};
+#[cfg(not(target_arch = "wasm32"))]
 use std::sync::{Arc, Mutex, PoisonError, Weak};
 
+#[cfg(not(target_arch = "wasm32"))]
 use parking_lot::ReentrantMutex;
 
 /// The lock revseq takes around its wgpu calls on one device (`docs/gl.md`).
@@ -40,9 +42,16 @@ use parking_lot::ReentrantMutex;
 /// ```
 #[derive(Clone)]
 pub struct DeviceLock {
-    shared: Option<Arc<Shared>>,
+    shared: Option<SharedRef>,
 }
 
+/// In a browser there is one thread, and no GL context lock: no lock.
+#[cfg(target_arch = "wasm32")]
+type SharedRef = std::convert::Infallible;
+#[cfg(not(target_arch = "wasm32"))]
+type SharedRef = Arc<Shared>;
+
+#[cfg(not(target_arch = "wasm32"))]
 struct Shared {
     /// The device the lock is for; only compared.
     device: wgpu::Device,
@@ -50,11 +59,19 @@ struct Shared {
 }
 
 /// The locks of devices something still holds a lock of.
+#[cfg(not(target_arch = "wasm32"))]
 static LOCKS: Mutex<Vec<Weak<Shared>>> = Mutex::new(Vec::new());
 
 impl DeviceLock {
+    /// The lock of `device`: none in a browser.
+    #[cfg(target_arch = "wasm32")]
+    pub fn of(_device: &wgpu::Device) -> DeviceLock {
+        DeviceLock { shared: None }
+    }
+
     /// The lock of `device`: on GL, one shared by every call of this function for
     /// the same device while any of them is alive; elsewhere, none.
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn of(device: &wgpu::Device) -> DeviceLock {
         if device.adapter_info().backend != wgpu::Backend::Gl {
             return DeviceLock { shared: None };
@@ -80,6 +97,7 @@ impl DeviceLock {
 
     /// Runs `f` holding the lock, waiting for it as long as it takes.
     pub fn hold<R>(&self, f: impl FnOnce() -> R) -> R {
+        #[cfg(not(target_arch = "wasm32"))]
         let _guard = self.shared.as_ref().map(|shared| shared.mutex.lock());
         f()
     }
