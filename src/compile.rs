@@ -346,6 +346,7 @@ fn fold_dispatches(
             Ok(Recorded {
                 windows: piece.windows,
                 workgroups,
+                #[cfg(feature = "lab")]
                 groups,
                 staging: piece.staging,
                 parts,

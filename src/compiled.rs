@@ -1,6 +1,7 @@
 //! A validated, specialised operator, ready to record into a caller's encoder
 //! (`src/compile.rs` makes it).
 
+use crate::bindings;
 use crate::device_lock::Held;
 use crate::error::{Error, TensorRole};
 use crate::gpu::Gpu;
@@ -43,6 +44,7 @@ pub(crate) struct Recorded {
     pub(crate) windows: [Window; 3],
     pub(crate) workgroups: [u32; 2],
     /// Workgroups with work: `workgroups` launch at least as many.
+    #[cfg(feature = "lab")]
     pub(crate) groups: u32,
     /// Where the input and output travel through the scratch buffers.
     pub(crate) staging: Option<Staging>,
@@ -65,11 +67,11 @@ pub(crate) struct Part {
 
 /// One command of a recorded operator.
 #[derive(Clone, Copy, Debug)]
-pub(crate) enum Step {
+pub(crate) enum Command {
     /// Copies a staged dispatch's input segments into scratch.
     StageIn(usize),
     /// Dispatches `workgroups` of dispatch `dispatch` with the `Params` at `params`.
-    Run {
+    Dispatch {
         dispatch: usize,
         params: usize,
         workgroups: [u32; 2],
@@ -85,6 +87,7 @@ impl CompiledReverse {
     }
 
     /// The pipeline key it runs under.
+    #[cfg(feature = "lab")]
     pub fn key(&self) -> PipelineKey {
         self.key
     }
@@ -95,6 +98,7 @@ impl CompiledReverse {
     }
 
     /// Workgroups of the first dispatch, in x and y (more than 65,535 fold into y).
+    #[cfg(feature = "lab")]
     pub fn workgroups(&self) -> [u32; 2] {
         self.dispatches[0].workgroups
     }
@@ -102,6 +106,7 @@ impl CompiledReverse {
     /// The fraction of the workgroups `record` launches that have no work: those
     /// the fold of more than 65,535 into x and y leaves over (fewer than y of a
     /// dispatch's).
+    #[cfg(feature = "lab")]
     pub fn idle_workgroups(&self) -> f64 {
         let (launched, needed) = self.dispatches.iter().fold((0u64, 0u64), |(l, n), d| {
             let [x, y] = d.workgroups;
@@ -251,7 +256,7 @@ impl CompiledReverse {
         self.encode(
             encoder,
             [&input, &sequence_lengths, &output],
-            &self.steps(false),
+            &self.commands(false),
         )
     }
 
@@ -308,93 +313,85 @@ impl CompiledReverse {
 
     /// The operator's commands in order: each dispatch whole, or in its parts
     /// where it has them and `in_parts`.
-    pub(crate) fn steps(&self, in_parts: bool) -> Vec<Step> {
-        let mut steps = Vec::new();
+    pub(crate) fn commands(&self, in_parts: bool) -> Vec<Command> {
+        let mut commands = Vec::new();
         for (i, dispatch) in self.dispatches.iter().enumerate() {
             if dispatch.workgroups[0] == 0 {
                 continue;
             }
             let staged = dispatch.staging.is_some() && self.scratch.is_some();
             if staged {
-                steps.push(Step::StageIn(i));
+                commands.push(Command::StageIn(i));
             }
             match in_parts && !dispatch.parts.is_empty() {
-                true => steps.extend(dispatch.parts.iter().map(|part| Step::Run {
+                true => commands.extend(dispatch.parts.iter().map(|part| Command::Dispatch {
                     dispatch: i,
                     params: part.params,
                     workgroups: part.workgroups,
                 })),
-                false => steps.push(Step::Run {
+                false => commands.push(Command::Dispatch {
                     dispatch: i,
                     params: i,
                     workgroups: dispatch.workgroups,
                 }),
             }
             if staged {
-                steps.push(Step::StageOut(i));
+                commands.push(Command::StageOut(i));
             }
         }
-        steps
+        commands
     }
 
-    /// Output bytes a step's workgroups visit.
-    pub(crate) fn step_bytes(&self, step: &Step) -> u64 {
-        match *step {
-            Step::Run {
+    /// Output bytes a command's workgroups visit.
+    pub(crate) fn command_bytes(&self, command: &Command) -> u64 {
+        match *command {
+            Command::Dispatch {
                 dispatch, params, ..
             } => self.dispatches[dispatch]
                 .parts
                 .iter()
                 .find(|part| part.params == params)
                 .map_or(self.dispatches[dispatch].windows[2].size, |part| part.bytes),
-            Step::StageIn(_) | Step::StageOut(_) => 0,
+            Command::StageIn(_) | Command::StageOut(_) => 0,
         }
     }
 
-    /// A bind group for each `Run` of `steps` on the caller's `bindings`: the only
-    /// step wgpu can still reject, made before anything is recorded, so that a
+    /// A bind group for each `Dispatch` of `commands` on the caller's `bindings`: the only
+    /// command wgpu can still reject, made before anything is recorded, so that a
     /// rejection leaves the caller's encoder untouched.
     fn bind_groups(
         &self,
         bindings: [&wgpu::BufferBinding<'_>; 3],
-        steps: &[Step],
+        commands: &[Command],
     ) -> Result<Vec<Option<wgpu::BindGroup>>, Error> {
         let device = self.gpu.device();
         let bind_group = |dispatch: &Recorded, params: usize| {
-            let window = |binding: usize, w: Window| {
+            let window = |binding: usize| {
+                let w = dispatch.windows[binding];
                 // A staged dispatch's input and output windows are in scratch.
                 let (buffer, offset) = match (self.scratch.as_deref(), dispatch.staging, binding) {
                     (Some(scratch), Some(_), 0 | 2) => (&scratch[binding / 2], 0),
                     _ => (bindings[binding].buffer, bindings[binding].offset),
                 };
-                wgpu::BindGroupEntry {
-                    binding: binding as u32 + 1,
-                    resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                        buffer,
-                        offset: offset + w.offset,
-                        size: wgpu::BufferSize::new(w.size),
-                    }),
+                wgpu::BufferBinding {
+                    buffer,
+                    offset: offset + w.offset,
+                    size: wgpu::BufferSize::new(w.size),
                 }
             };
-            device.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: Some("revseq::bind_group"),
-                layout: self.gpu.bind_group_layout(),
-                entries: &[
-                    wgpu::BindGroupEntry {
-                        binding: 0,
-                        resource: self.params_binding(params),
-                    },
-                    window(0, dispatch.windows[0]),
-                    window(1, dispatch.windows[1]),
-                    window(2, dispatch.windows[2]),
-                ],
-            })
+            bindings::bind_group(
+                device,
+                self.gpu.bind_group_layout(),
+                self.params_binding(params),
+                [window(0), window(1), window(2)],
+                None,
+            )
         };
         let make = || -> Vec<Option<wgpu::BindGroup>> {
-            steps
+            commands
                 .iter()
-                .map(|step| match *step {
-                    Step::Run {
+                .map(|command| match *command {
+                    Command::Dispatch {
                         dispatch, params, ..
                     } => Some(bind_group(&self.dispatches[dispatch], params)),
                     _ => None,
@@ -418,15 +415,15 @@ impl CompiledReverse {
         bind_groups
     }
 
-    /// Records `steps` into `encoder` on the caller's `bindings` (input, lengths,
+    /// Records `commands` into `encoder` on the caller's `bindings` (input, lengths,
     /// output), already checked.
     pub(crate) fn encode(
         &self,
         encoder: &mut wgpu::CommandEncoder,
         bindings: [&wgpu::BufferBinding<'_>; 3],
-        steps: &[Step],
+        commands: &[Command],
     ) -> Result<(), Error> {
-        let bind_groups = self.bind_groups(bindings, steps)?;
+        let bind_groups = self.bind_groups(bindings, commands)?;
         let [input, _, output] = bindings;
         let begin = |encoder: &mut wgpu::CommandEncoder| {
             let mut pass = encoder
@@ -441,22 +438,26 @@ impl CompiledReverse {
         // In order: a windowed dispatch may merge into words an earlier one wrote.
         // Dispatches share one compute pass; a staged one ends it for its copies.
         let mut pass: Option<wgpu::ComputePass<'static>> = None;
-        for (step, bind_group) in steps.iter().zip(&bind_groups) {
-            match (*step, bind_group, self.scratch.as_deref()) {
-                (Step::Run { workgroups, .. }, Some(bind_group), _) => {
+        for (command, bind_group) in commands.iter().zip(&bind_groups) {
+            match (*command, bind_group, self.scratch.as_deref()) {
+                (Command::Dispatch { workgroups, .. }, Some(bind_group), _) => {
                     let pass = pass.get_or_insert_with(|| begin(encoder));
                     pass.set_bind_group(0, bind_group, &[]);
                     pass.dispatch_workgroups(workgroups[0], workgroups[1], 1);
                 }
-                (Step::StageIn(d) | Step::StageOut(d), _, Some([scratch_in, scratch_out])) => {
+                (
+                    Command::StageIn(d) | Command::StageOut(d),
+                    _,
+                    Some([scratch_in, scratch_out]),
+                ) => {
                     drop(pass.take());
                     let Some(staging) = self.dispatches[d].staging else {
                         continue;
                     };
                     // Segment p: at `origin + p * stride` in the caller's binding, at
                     // `p * pitch` in scratch.
-                    let (from, to, segments) = match step {
-                        Step::StageIn(_) => {
+                    let (from, to, segments) = match command {
+                        Command::StageIn(_) => {
                             let s = staging.input;
                             (
                                 (input.buffer, input.offset + s.origin, s.stride),

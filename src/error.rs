@@ -282,6 +282,7 @@ pub enum Error {
     },
     /// A traced run ([`CompiledReverse::trace`](crate::CompiledReverse::trace))
     /// recorded more accesses than its buffer holds.
+    #[cfg(feature = "lab")]
     #[error(
         "the trace holds {capacity} accesses and the sample made {records}: trace fewer workgroups"
     )]
@@ -294,6 +295,7 @@ pub enum Error {
     /// [`CompiledReverse::trace`](crate::CompiledReverse::trace) of an operator
     /// that runs staged: the trace binds the host's bytes as one buffer per
     /// tensor, and staged pieces need the copies `record` makes.
+    #[cfg(feature = "lab")]
     #[error(
         "trace: the operator runs {staged} staged pieces; trace a tensor that fits fewer windows"
     )]

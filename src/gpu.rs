@@ -4,6 +4,7 @@
 use std::sync::Arc;
 
 use crate::adapter::adapter_from_env;
+use crate::bindings;
 use crate::device_lock::{DeviceLock, Held};
 use crate::error::Error;
 use crate::pipeline::PipelineCache;
@@ -46,7 +47,7 @@ impl std::fmt::Debug for Gpu {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Gpu")
             .field("adapter", &self.adapter_info().name)
-            .field("tuning", &self.tuning())
+            .field("tuning", &self.inner.profile.tuning)
             .field("cached_pipelines", &self.cached_pipelines())
             .finish()
     }
@@ -112,11 +113,10 @@ impl Gpu {
     /// Wraps a device the caller owns. The kernels need no optional feature and
     /// only the default limits; larger limits allow larger tensors.
     /// [`wgpu::Features::SHADER_INT64`] lets a CPU adapter move most vectors as
-    /// 64-bit words, faster there
-    /// ([`PipelineKey::access_bits`](crate::PipelineKey::access_bits)), as
-    /// does [`wgpu::Features::SUBGROUP`] on one whose subgroups are 8 invocations
-    /// ([`PipelineKey::share_lengths`](crate::PipelineKey::share_lengths)).
-    /// The plan is tuned for the adapter's device type ([`Tuning::for_adapter`]).
+    /// 64-bit words, faster there, as does [`wgpu::Features::SUBGROUP`] on one
+    /// whose subgroups are 8 invocations, by sharing a lane's length among them.
+    /// The plan is tuned for the adapter's device type: a CPU adapter's, or a GPU's
+    /// (`docs/tuning.md`).
     ///
     /// ```
     /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -140,6 +140,7 @@ impl Gpu {
     /// The same device and queue with the plan tuned for `tuning`, for an adapter
     /// whose device type misleads (a GPU reported as `Other`, say) or to compare the
     /// two. Results are identical; the clone has its own pipeline cache.
+    #[cfg(feature = "lab")]
     pub fn with_tuning(&self, tuning: Tuning) -> Gpu {
         let inner = &self.inner;
         Gpu::with_device(
@@ -205,6 +206,7 @@ impl Gpu {
     }
 
     /// What the plan is tuned for.
+    #[cfg(feature = "lab")]
     pub fn tuning(&self) -> Tuning {
         self.inner.profile.tuning
     }
@@ -216,43 +218,8 @@ impl Gpu {
         max_binding: u64,
         submission_bytes: Option<u64>,
     ) -> Gpu {
-        // Input and output are `array<u32>` in some kernels and `array<vec4<u32>>` in
-        // others, so their minimum size is left to each pipeline; `record` checks
-        // every binding against the tensor before wgpu sees it.
-        let storage = |binding, read_only, min_binding_size| wgpu::BindGroupLayoutEntry {
-            binding,
-            visibility: wgpu::ShaderStages::COMPUTE,
-            ty: wgpu::BindingType::Buffer {
-                ty: wgpu::BufferBindingType::Storage { read_only },
-                has_dynamic_offset: false,
-                min_binding_size,
-            },
-            count: None,
-        };
         let lock = DeviceLock::of(&device);
-        let bind_group_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("revseq::bind_group_layout"),
-            entries: &[
-                wgpu::BindGroupLayoutEntry {
-                    binding: 0,
-                    visibility: wgpu::ShaderStages::COMPUTE,
-                    ty: wgpu::BindingType::Buffer {
-                        ty: wgpu::BufferBindingType::Uniform,
-                        has_dynamic_offset: false,
-                        min_binding_size: wgpu::BufferSize::new(crate::params::PARAMS_SIZE),
-                    },
-                    count: None,
-                },
-                storage(1, true, None),
-                storage(2, true, wgpu::BufferSize::new(4)),
-                storage(3, false, None),
-            ],
-        });
-        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("revseq::pipeline_layout"),
-            bind_group_layouts: &[Some(&bind_group_layout)],
-            immediate_size: 0,
-        });
+        let (bind_group_layout, pipeline_layout) = bindings::layouts(&device, false);
         let info = device.adapter_info();
         let subgroup_size = if device.features().contains(wgpu::Features::SUBGROUP)
             && info.subgroup_min_size == info.subgroup_max_size

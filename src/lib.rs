@@ -23,6 +23,7 @@
 #![warn(missing_docs)]
 
 mod adapter;
+mod bindings;
 mod calls;
 mod compile;
 mod compiled;
@@ -32,6 +33,9 @@ mod dtype;
 mod entry;
 mod error;
 mod gpu;
+// With the `lab` feature, revseq's benchmark and tests reach the plan's internals
+// (`PipelineKey`, `Walk`, `Tuning`) and the laboratory's modules below.
+#[cfg_attr(not(feature = "lab"), allow(unreachable_pub))]
 mod kernels;
 mod layout;
 mod lost;
@@ -42,13 +46,19 @@ mod pipeline;
 pub mod reference;
 mod run;
 mod scope;
+#[cfg(feature = "lab")]
 pub mod shaders;
+#[cfg(not(feature = "lab"))]
+#[allow(unreachable_pub)]
+mod shaders;
 mod signal;
+#[cfg(feature = "lab")]
 pub mod simt;
 mod submission;
 mod tensor;
-#[cfg(not(target_arch = "wasm32"))]
+#[cfg(all(feature = "lab", not(target_arch = "wasm32")))]
 pub mod trace;
+#[cfg_attr(not(feature = "lab"), allow(unreachable_pub))]
 mod tuning;
 mod window;
 
@@ -58,11 +68,14 @@ pub use device_lock::DeviceLock;
 pub use dtype::{DataType, Element, SequenceLength};
 pub use error::{Error, TensorRole};
 pub use gpu::Gpu;
-pub use kernels::{PipelineKey, Variant, Walk};
+pub use kernels::Variant;
+#[cfg(feature = "lab")]
+pub use kernels::{PipelineKey, Walk};
 pub use operator::{ReverseSubsequences, MAX_RANK, MAX_TENSOR_BYTES};
 #[cfg(not(target_arch = "wasm32"))]
 pub use submission::wait_for_queue;
 pub use tensor::TensorDesc;
+#[cfg(feature = "lab")]
 pub use tuning::Tuning;
 /// The wgpu this crate is built on: use it to create the devices, buffers and
 /// encoders you pass in, so that the types match.

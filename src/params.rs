@@ -62,7 +62,7 @@ impl Params {
             interleave: 1,
             ..bytemuck::Zeroable::zeroed()
         };
-        // Every stride of a piece fits a u32: its offsets do (window.rs).
+        // Every stride of a piece fits a u32: its offsets do (`src/window/`).
         for (d, dim) in piece.layout.dims.iter().enumerate() {
             params.sizes[d] = dim.size;
             params.size_divisors[d] = Divisor::new(dim.size);

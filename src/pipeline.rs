@@ -67,21 +67,7 @@ impl PipelineCache {
         let constants = key.constants();
         let scope = Scope::push(device);
         // On GL the driver compiles the program here, under wgpu's lock.
-        let pipeline = lock.hold(|| {
-            device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                label: Some(&label),
-                layout: Some(layout),
-                module: &module,
-                entry_point: Some(Kernel::ENTRY_POINT),
-                compilation_options: wgpu::PipelineCompilationOptions {
-                    constants: &constants,
-                    // Only `tile` uses workgroup memory, and it reads nothing there
-                    // it has not written.
-                    zero_initialize_workgroup_memory: false,
-                },
-                cache: None,
-            })
-        });
+        let pipeline = lock.hold(|| compute_pipeline(device, layout, &module, &label, &constants));
         let pipeline_errors = scope.pop("building a compute pipeline");
         let checked = async {
             if let Some(errors) = module_errors {
@@ -101,4 +87,29 @@ impl PipelineCache {
             Ok(state.pipelines.entry(key).or_insert(pipeline).clone())
         })
     }
+}
+
+/// The compute pipeline of `module`'s kernel under `layout` with its `override`
+/// `constants`: the one way revseq builds a pipeline, for the cache and the trace
+/// build alike.
+pub(crate) fn compute_pipeline(
+    device: &wgpu::Device,
+    layout: &wgpu::PipelineLayout,
+    module: &wgpu::ShaderModule,
+    label: &str,
+    constants: &[(&str, f64)],
+) -> wgpu::ComputePipeline {
+    device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+        label: Some(label),
+        layout: Some(layout),
+        module,
+        entry_point: Some(Kernel::ENTRY_POINT),
+        compilation_options: wgpu::PipelineCompilationOptions {
+            constants,
+            // Only `tile` uses workgroup memory, and it reads nothing there it
+            // has not written.
+            zero_initialize_workgroup_memory: false,
+        },
+        cache: None,
+    })
 }

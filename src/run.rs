@@ -1,5 +1,5 @@
 //! Running a compiled operator on host bytes: `run` uploads the tensors, records
-//! the operator's steps and reads the output back, in as many submissions as the
+//! the operator's commands and reads the output back, in as many submissions as the
 //! adapter needs (`src/submission.rs`).
 
 use crate::compiled::CompiledReverse;
@@ -14,7 +14,7 @@ use crate::submission::poll_until;
 use crate::submission::Pacer;
 
 impl CompiledReverse {
-    /// Records and submits the operator's steps on revseq's own buffers, then the
+    /// Records and submits the operator's commands on revseq's own buffers, then the
     /// copy of `out` into `readback`: in one submission where the adapter does
     /// not bound them, else in as many as keep each within its bound in time and
     /// bytes (`src/submission.rs`).
@@ -26,11 +26,11 @@ impl CompiledReverse {
     ) -> Result<(), Error> {
         let device = self.gpu.device();
         let bound = self.gpu.submission_bytes();
-        let steps = self.steps(bound.is_some());
+        let commands = self.commands(bound.is_some());
         let mut pacer = Pacer::new(bound);
-        let mut rest = &steps[..];
+        let mut rest = &commands[..];
         loop {
-            let count = pacer.take(rest.iter().map(|step| self.step_bytes(step)));
+            let count = pacer.take(rest.iter().map(|command| self.command_bytes(command)));
             let (now, later) = rest.split_at(count);
             let mut encoder = device.create_command_encoder(&Default::default());
             self.encode(
@@ -41,7 +41,7 @@ impl CompiledReverse {
             if later.is_empty() && bound.is_none() {
                 encoder.copy_buffer_to_buffer(out, 0, readback, 0, out.size());
             }
-            let bytes = now.iter().map(|step| self.step_bytes(step)).sum();
+            let bytes = now.iter().map(|command| self.command_bytes(command)).sum();
             pacer.time(bytes, || self.gpu.submit([encoder.finish()]));
             rest = later;
             if rest.is_empty() {
@@ -200,7 +200,7 @@ impl CompiledReverse {
             usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
-        // `record`'s checks, on revseq's own buffers; then the steps, in as many
+        // `record`'s checks, on revseq's own buffers; then the commands, in as many
         // submissions as the adapter needs (`src/submission.rs`), the readback
         // in the last.
         let bindings = [&input, &lengths, &out].map(|b| b.as_entire_buffer_binding());

@@ -10,8 +10,8 @@
 //! it is first imported. Lines that start with `#trace` exist only in the trace build
 //! ([`Source::traced_wgsl`], used by the trace module); the normal build drops them.
 //!
-//! Public so that tools (and this crate's tests) can parse and validate every
-//! specialisation offline, with no adapter.
+//! Public with the `lab` feature, so that revseq's tests can parse and validate
+//! every specialisation offline, with no adapter.
 
 use std::collections::HashSet;
 
@@ -39,6 +39,10 @@ const SHARED: &[(&str, &str)] = &[
     (
         "shared/mul_high_u64",
         include_str!("../shaders/shared/mul_high_u64.wgsl"),
+    ),
+    (
+        "shared/storage_vec2",
+        include_str!("../shaders/shared/storage_vec2.wgsl"),
     ),
     (
         "shared/storage_vec4",
@@ -131,6 +135,9 @@ pub enum Storage {
     Vec4,
     /// 32-bit words (`shared/storage_words.wgsl`).
     Words,
+    /// 8-byte vectors of two 32-bit words (`shared/storage_vec2.wgsl`): the
+    /// general kernel's 8-byte elements.
+    Vec2,
     /// 16-byte vectors of two 64-bit words, on a device with `SHADER_INT64`
     /// (`shared/storage_u64.wgsl`).
     U64,
@@ -152,6 +159,7 @@ impl Storage {
         match self {
             Storage::Vec4 => "shared/storage_vec4",
             Storage::Words => "shared/storage_words",
+            Storage::Vec2 => "shared/storage_vec2",
             Storage::U64 => "shared/storage_u64",
         }
     }
@@ -184,6 +192,7 @@ impl Source {
 
     /// The WGSL of the trace build: every access to the tensors also appends a
     /// record to a trace buffer at binding 4 (`shaders/trace/record.wgsl`).
+    #[cfg(feature = "lab")]
     pub fn traced_wgsl(&self) -> String {
         self.compose(true)
     }
@@ -204,12 +213,14 @@ impl Source {
     }
 
     /// Whether the module needs [`wgpu::Features::SHADER_INT64`].
+    #[cfg(feature = "lab")]
     pub fn needs_int64(&self) -> bool {
         self.storage == Storage::U64 || self.wide_multiply
     }
 
     /// Whether the module uses subgroup operations, which need
     /// [`wgpu::Features::SUBGROUP`].
+    #[cfg(feature = "lab")]
     pub fn uses_subgroups(&self) -> bool {
         self.subgroups
     }

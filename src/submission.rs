@@ -103,11 +103,11 @@ pub(crate) fn poll_until(
     }
 }
 
-/// How many of a run's steps go into each of revseq's own submissions. Without a
+/// How many of a run's commands go into each of revseq's own submissions. Without a
 /// bound, all of them in one. With one, at most `bytes` of work a submission
 /// and, once a submission has been timed, at most what runs in
 /// [`SUBMISSION_TIME`] at the pace it ran: a bound in time, which holds however
-/// busy the machine is, beside the bound in bytes; at least one step.
+/// busy the machine is, beside the bound in bytes; at least one command.
 pub(crate) struct Pacer {
     bytes: Option<u64>,
     /// Bytes per second of the last timed submission.
@@ -120,11 +120,11 @@ impl Pacer {
         Pacer { bytes, pace: None }
     }
 
-    /// How many of the steps of `step_bytes`, from the first, the next
+    /// How many of the commands of `command_bytes`, from the first, the next
     /// submission takes.
-    pub(crate) fn take(&self, step_bytes: impl Iterator<Item = u64>) -> usize {
+    pub(crate) fn take(&self, command_bytes: impl Iterator<Item = u64>) -> usize {
         let Some(bytes) = self.bytes else {
-            return step_bytes.count();
+            return command_bytes.count();
         };
         #[cfg(not(target_arch = "wasm32"))]
         let budget = match self.pace {
@@ -135,12 +135,12 @@ impl Pacer {
         let budget = bytes;
         let mut total = 0;
         let mut count = 0;
-        // Steps without work (staging copies) ride along with their neighbours.
-        for step in step_bytes {
-            if step > 0 && total > 0 && total + step > budget {
+        // Commands without work (staging copies) ride along with their neighbours.
+        for command in command_bytes {
+            if command > 0 && total > 0 && total + command > budget {
                 break;
             }
-            total += step;
+            total += command;
             count += 1;
         }
         count
@@ -180,11 +180,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_pacer_takes_steps_within_its_bytes_then_within_its_time() {
+    fn a_pacer_takes_commands_within_its_bytes_then_within_its_time() {
         assert_eq!(Pacer::new(None).take([1 << 40, 1 << 40, 0].into_iter()), 3);
         let mut pacer = Pacer::new(Some(100));
         assert_eq!(pacer.take([40, 40, 40].into_iter()), 2);
-        // At least one step, however large; steps without work ride along.
+        // At least one command, however large; commands without work ride along.
         assert_eq!(pacer.take([0, 150, 10].into_iter()), 2);
         assert_eq!(pacer.take([150, 0, 1].into_iter()), 2);
         // At 250 bytes a second, 25 bytes run in SUBMISSION_TIME (0.1 s).

@@ -10,11 +10,13 @@
 //! runs on any adapter, lavapipe included: the addresses do not depend on the
 //! hardware.
 
+use crate::bindings;
 use crate::compiled::CompiledReverse;
 use crate::device_lock::Held;
 use crate::error::{Error, TensorRole};
 use crate::gpu::Gpu;
 use crate::params::PARAMS_SIZE;
+use crate::pipeline::compute_pipeline;
 use crate::scope::{block_on, Scope};
 use crate::shaders::{Kernel, Source, Storage};
 use crate::simt::{Access, Kind, WorkgroupAccess};
@@ -67,7 +69,7 @@ impl CompiledReverse {
             label: &source.label(),
             constants: &self.key.constants(),
         };
-        run(
+        run_traced(
             &self.gpu,
             &program,
             &dispatches,
@@ -129,7 +131,7 @@ pub fn trace_wgsl(
         label: "revseq::trace",
         constants: &all,
     };
-    run(
+    run_traced(
         gpu,
         &program,
         &[dispatch],
@@ -180,7 +182,7 @@ struct Buffers {
 
 /// Runs `program` over `dispatches` on the host's `input` and `lengths` and an
 /// output binding of `output_bytes`, every `every`-th workgroup traced.
-fn run(
+fn run_traced(
     gpu: &Gpu,
     program: &Program,
     dispatches: &[Traced],
@@ -240,61 +242,23 @@ fn run(
     Ok(trace)
 }
 
-/// The trace build's bind group layout (the uniform, the tensors, the trace)
-/// and `program`'s pipeline, tracing every `every`-th workgroup.
+/// The trace build's bind group layout (the operator's, with the records at
+/// binding 4) and `program`'s pipeline, tracing every `every`-th workgroup: the
+/// layout, pipeline and bind groups are built as the normal build's are
+/// (`src/bindings.rs`, `src/pipeline.rs`).
 fn pipeline(
     device: &wgpu::Device,
     program: &Program,
     every: u32,
 ) -> (wgpu::BindGroupLayout, wgpu::ComputePipeline) {
-    let entry = |binding, ty| wgpu::BindGroupLayoutEntry {
-        binding,
-        visibility: wgpu::ShaderStages::COMPUTE,
-        ty,
-        count: None,
-    };
-    let storage = |read_only| wgpu::BindingType::Buffer {
-        ty: wgpu::BufferBindingType::Storage { read_only },
-        has_dynamic_offset: false,
-        min_binding_size: None,
-    };
-    let uniform = wgpu::BindingType::Buffer {
-        ty: wgpu::BufferBindingType::Uniform,
-        has_dynamic_offset: false,
-        min_binding_size: wgpu::BufferSize::new(PARAMS_SIZE),
-    };
-    let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-        label: Some("revseq::trace"),
-        entries: &[
-            entry(0, uniform),
-            entry(1, storage(true)),
-            entry(2, storage(true)),
-            entry(3, storage(false)),
-            entry(4, storage(false)),
-        ],
-    });
-    let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-        label: Some("revseq::trace"),
-        bind_group_layouts: &[Some(&layout)],
-        immediate_size: 0,
-    });
+    let (layout, pipeline_layout) = bindings::layouts(device, true);
     let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
         label: Some(program.label),
         source: wgpu::ShaderSource::Wgsl(program.wgsl.into()),
     });
     let mut constants = program.constants.to_vec();
     constants.push(("TRACE_EVERY", f64::from(every.max(1))));
-    let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-        label: Some(program.label),
-        layout: Some(&pipeline_layout),
-        module: &module,
-        entry_point: Some(Kernel::ENTRY_POINT),
-        compilation_options: wgpu::PipelineCompilationOptions {
-            constants: &constants,
-            zero_initialize_workgroup_memory: false,
-        },
-        cache: None,
-    });
+    let pipeline = compute_pipeline(device, &pipeline_layout, &module, program.label, &constants);
     (layout, pipeline)
 }
 
@@ -305,26 +269,18 @@ fn bind_group(
     buffers: &Buffers,
     dispatch: &Traced,
 ) -> wgpu::BindGroup {
-    let entry = |binding: u32, resource| wgpu::BindGroupEntry { binding, resource };
-    let window = |t: usize| {
-        let w = dispatch.windows[t];
-        wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-            buffer: &buffers.tensors[t],
-            offset: w.offset,
-            size: wgpu::BufferSize::new(w.size),
-        })
+    let window = |t: usize| wgpu::BufferBinding {
+        buffer: &buffers.tensors[t],
+        offset: dispatch.windows[t].offset,
+        size: wgpu::BufferSize::new(dispatch.windows[t].size),
     };
-    device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: Some("revseq::trace"),
+    bindings::bind_group(
+        device,
         layout,
-        entries: &[
-            entry(0, dispatch.params.clone()),
-            entry(1, window(0)),
-            entry(2, window(1)),
-            entry(3, window(2)),
-            entry(4, buffers.records.as_entire_binding()),
-        ],
-    })
+        dispatch.params.clone(),
+        [window(0), window(1), window(2)],
+        Some(buffers.records.as_entire_binding()),
+    )
 }
 
 /// Appends the records of dispatch `index`'s trace buffer (`bytes`) to `trace`:

@@ -315,8 +315,9 @@ fn main(
     let has_column = id < params.count;
     let work = select(0u, id, has_column);
     // `params.vecs` columns a run, one an invocation.
-    let run = divide(work, params.vecs);
-    let column = (work - run * params.vecs.value) * ELEMS_PER_VEC;
+    let split = divmod(work, params.vecs);
+    let run = split.quotient;
+    let column = split.remainder * ELEMS_PER_VEC;
     let o = outer(run, false);
     let n = size_at(AXIS);
     let in_axis = in_stride_at(AXIS);

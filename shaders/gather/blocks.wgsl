@@ -17,15 +17,15 @@ struct Block {
 }
 
 fn gather_block(id: u32) -> Block {
-    // The block counted over every band and run, then the band over every run;
-    // each remainder is what the quotient's multiple leaves.
-    let any_block = divide(id, params.band);
-    let in_band = id - any_block * params.band.value;
-    let any_band = divide(any_block, params.blocks);
-    let block = any_block - any_band * params.blocks.value;
+    // The block counted over every band and run, then the band over every run.
+    let any_block = divmod(id, params.band);
+    let in_band = any_block.remainder;
+    let any_band = divmod(any_block.quotient, params.blocks);
+    let block = any_band.remainder;
     // The axis counts one position here: the block says which.
-    let run = divide(any_band, params.bands);
-    let band = any_band - run * params.bands.value;
+    let by_run = divmod(any_band.quotient, params.bands);
+    let run = by_run.quotient;
+    let band = by_run.remainder;
     let first = block * STEPS;
     return Block(outer(run, false), band * params.band.value + in_band, first, min(first + STEPS, size_at(AXIS)), band, run);
 }

@@ -1,12 +1,10 @@
 // `general`, elements of 4, 8 or 16 bytes: one invocation per output element,
-// copying its 32-bit words. Elements never share a word, so every write is a plain
-// store. Runs every layout.
+// which it loads and stores whole, as one word, `vec2` or `vec4` (the `storage`
+// slot), so that a warp's stores of neighbouring elements fill whole sectors.
+// Elements never share a word, so every write is a plain store. Runs every layout.
 #import shared/params
 #import shared/lengths
-#import shared/storage_words
-
-// 32-bit words per element: 1, 2 or 4.
-override ELEM_WORDS: u32;
+#import storage
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn main(
@@ -28,9 +26,9 @@ fn main(
     var t = 0u;
     for (var k = 0u; k < RANK; k++) {
         let d = RANK - 1u - k;
-        let q = divide(rem, params.size_divisors[d]);
-        let i = rem - q * size_at(d);
-        rem = q;
+        let split = divmod(rem, params.size_divisors[d]);
+        let i = split.remainder;
+        rem = split.quotient;
         out_offset += i * out_stride_at(d);
         if (d == AXIS) {
             t = i;
@@ -48,7 +46,5 @@ fn main(
         return;
     }
     out_offset += params.out_shift;
-    for (var w = 0u; w < ELEM_WORDS; w++) {
-        store_word(out_offset * ELEM_WORDS + w, load_word(in_offset * ELEM_WORDS + w));
-    }
+    store_vector(out_offset, load_vector(in_offset));
 }

@@ -55,8 +55,9 @@ fn main(
         for (var d = 0u; d < RANK; d++) {
             let stride = out_stride_at(d);
             let size = size_at(d);
-            let q = divide(rem, params.out_stride_divisors[d]);
-            rem -= q * stride;
+            let split = divmod(rem, params.out_stride_divisors[d]);
+            let q = split.quotient;
+            rem = split.remainder;
             is_element = is_element && q < size;
             let i = min(q, size - 1u);
             if (d == AXIS) {

@@ -22,8 +22,9 @@ struct Segment {
 }
 
 fn segment(id: u32) -> Segment {
-    let row = divide(id, params.per_row);
-    let first = (id - row * params.per_row.value) * STEPS;
+    let split = divmod(id, params.per_row);
+    let row = split.quotient;
+    let first = split.remainder * STEPS;
     let vecs = params.vecs.value;
     return Segment(row, first, min(first + STEPS, vecs), vecs);
 }

@@ -37,14 +37,14 @@ fn main(
         return;
     }
     // Before the return, so that their loads of `params` are scalar on lavapipe.
-    let run = divide(id, params.per_row);
-    let o = outer(run, true);
+    let split = divmod(id, params.per_row);
+    let o = outer(split.quotient, true);
     if (id >= params.count) {
         return;
     }
     let len = lane_length(o.len_offset, params.axis_size);
     let interleave = params.interleave;
-    let first = first_vector(id - run * params.per_row.value, interleave);
+    let first = first_vector(split.remainder, interleave);
     // A windowed dispatch may hold a part of the axis from `axis_start` on, and
     // input windows of whole axis positions: it copies only the runs whose source
     // position its input binding holds (`src/window/`). One dispatch of the
@@ -105,14 +105,14 @@ fn pair_ranges(len: u32) -> PairRanges {
 // Each invocation takes the same vectors of one run at every position of the
 // piece whose source the pair's input window holds.
 fn walk(id: u32) {
-    let run = divide(id, params.per_row);
-    let o = outer(run, false);
+    let split = divmod(id, params.per_row);
+    let o = outer(split.quotient, false);
     if (id >= params.count) {
         return;
     }
     let len = lane_length(o.len_offset, params.axis_size);
     let interleave = params.interleave;
-    let first = first_vector(id - run * params.per_row.value, interleave);
+    let first = first_vector(split.remainder, interleave);
     let a0 = params.axis_start;
     let r = pair_ranges(len);
     for (var t = r.r0; t < r.r1; t++) {
@@ -168,8 +168,9 @@ fn walk_lanes(id: u32) {
         if (b0 >= b1) {
             continue;
         }
-        var p = divide(b0 * interleave, params.per_row);
-        var i = b0 * interleave - p * per_row + place % interleave;
+        let start = divmod(b0 * interleave, params.per_row);
+        var p = start.quotient;
+        var i = start.remainder + place % interleave;
         for (var b = b0; b < b1; b++) {
             let t = select(r.c0 + p - reversed, r.r0 + p, p < reversed);
             let s = select(t, len - 1u - t, p < reversed);

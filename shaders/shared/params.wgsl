@@ -101,6 +101,18 @@ fn divide(n: u32, d: Divisor) -> u32 {
     return select((t + ((n - t) >> 1u)) >> d.shift, n, d.value == 1u);
 }
 
+// `n / d.value` and `n % d.value`: the remainder is what the quotient's multiple
+// leaves.
+struct DivMod {
+    quotient: u32,
+    remainder: u32,
+}
+
+fn divmod(n: u32, d: Divisor) -> DivMod {
+    let q = divide(n, d);
+    return DivMod(q, n - q * d.value);
+}
+
 // The workgroup's index over the whole dispatch, uniform across the workgroup.
 // More than 65,535 workgroups do not fit one dimension, so the host folds the
 // dispatch into x and y; this unfolds it, and adds the part's first workgroup

@@ -42,8 +42,9 @@ fn outer(index: u32, whole_axis: bool) -> Outer {
         if (d == AXIS && !whole_axis) {
             i = 0u;
         } else if (d > 0u) {
-            rem = divide(rem, params.size_divisors[d]);
-            i -= rem * size_at(d);
+            let split = divmod(rem, params.size_divisors[d]);
+            rem = split.quotient;
+            i = split.remainder;
         }
         if (d == AXIS) {
             o.t = i;

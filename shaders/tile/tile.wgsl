@@ -58,8 +58,9 @@ fn main(
     if (index >= params.groups) {
         return;
     }
-    let run = divide(index, params.bands);
-    let band = index - run * params.bands.value;
+    let split = divmod(index, params.bands);
+    let run = split.quotient;
+    let band = split.remainder;
     let o = outer(run, false);
     let n = size_at(AXIS);
     let in_axis = in_stride_at(AXIS);

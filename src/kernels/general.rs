@@ -1,5 +1,6 @@
 //! `general`: every layout, the fallback of the vector families. One invocation per
 //! output element for 4-, 8- and 16-byte elements (`shaders/general/elements.wgsl`),
+//! each moved whole (a word, `vec2` or `vec4`),
 //! one per 32-bit word of the output span for 1- and 2-byte ones
 //! (`general/subwords.wgsl`), which merges its elements into the word so that no
 //! two invocations ever write one word.
@@ -65,30 +66,31 @@ const FILES: &[(&str, &str)] = wgsl!["general/elements", "general/subwords",];
 const ELEMENTS: Kernel = Kernel::new("general/elements", FILES);
 const SUBWORDS: Kernel = Kernel::new("general/subwords", FILES);
 
+/// 1- and 2-byte elements merge into 32-bit words; wider ones move whole.
 pub(super) fn kernel(key: &PipelineKey) -> (Kernel, Storage) {
-    let kernel = if key.element_bytes < 4 {
-        SUBWORDS
-    } else {
-        ELEMENTS
-    };
-    (kernel, Storage::Words)
+    match key.element_bytes {
+        1 | 2 => (SUBWORDS, Storage::Words),
+        4 => (ELEMENTS, Storage::Words),
+        8 => (ELEMENTS, Storage::Vec2),
+        _ => (ELEMENTS, Storage::Vec4),
+    }
 }
 
 pub(super) use super::no_slots as slots;
 
+#[cfg_attr(not(feature = "lab"), allow(dead_code))]
 /// Any axis.
 pub(super) fn takes_axis(_rank: u32, _axis: u32) -> bool {
     true
 }
 
 pub(super) fn constants(key: &PipelineKey, constants: &mut Vec<(&'static str, f64)>) {
-    constants.push(if key.element_bytes < 4 {
-        ("ELEM_BYTES", f64::from(key.element_bytes))
-    } else {
-        ("ELEM_WORDS", f64::from(key.element_bytes / 4))
-    });
+    if key.element_bytes < 4 {
+        constants.push(("ELEM_BYTES", f64::from(key.element_bytes)));
+    }
 }
 
+#[cfg_attr(not(feature = "lab"), allow(dead_code))]
 pub(super) fn keys() -> impl Iterator<Item = PipelineKey> {
     family_keys(
         Variant::General,

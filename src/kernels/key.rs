@@ -86,6 +86,7 @@ impl PipelineKey {
         constants
     }
 
+    #[cfg_attr(not(feature = "lab"), allow(dead_code))]
     /// Every key the cache can build: each family's kernels for every element
     /// width, rank and axis it takes, and length type.
     pub fn all() -> impl Iterator<Item = PipelineKey> {

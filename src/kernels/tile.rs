@@ -108,6 +108,7 @@ pub(super) fn constants(key: &PipelineKey, constants: &mut Vec<(&'static str, f6
     ]);
 }
 
+#[cfg_attr(not(feature = "lab"), allow(dead_code))]
 pub(super) fn keys() -> impl Iterator<Item = PipelineKey> {
     family_keys(Variant::Tile, &WIDTHS, |_| &[16], |_, _| (1, 1), words_only)
 }
