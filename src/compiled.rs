@@ -356,8 +356,8 @@ impl CompiledReverse {
         }
     }
 
-    /// A bind group for each `Dispatch` of `commands` on the caller's `bindings`: the only
-    /// command wgpu can still reject, made before anything is recorded, so that a
+    /// A bind group for each `Dispatch` of `commands` on the caller's `bindings`:
+    /// what wgpu can still reject, made before anything is recorded, so that a
     /// rejection leaves the caller's encoder untouched.
     fn bind_groups(
         &self,
