@@ -66,16 +66,22 @@ pub(crate) fn bind_group(
 ) -> wgpu::BindGroup {
     let entry = |binding: u32, resource| wgpu::BindGroupEntry { binding, resource };
     let [input, lengths, output] = tensors.map(wgpu::BindingResource::Buffer);
-    let mut entries = vec![
+    let [a, b, c, d] = [
         entry(0, params),
         entry(1, input),
         entry(2, lengths),
         entry(3, output),
     ];
-    entries.extend(records.map(|records| entry(4, records)));
-    device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: Some("revseq::bind_group"),
-        layout,
-        entries: &entries,
-    })
+    // `record` makes one a dispatch: no allocation on its path.
+    let create = |entries: &[wgpu::BindGroupEntry<'_>]| {
+        device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("revseq::bind_group"),
+            layout,
+            entries,
+        })
+    };
+    match records {
+        None => create(&[a, b, c, d]),
+        Some(records) => create(&[a, b, c, d, entry(4, records)]),
+    }
 }
