@@ -16,12 +16,12 @@
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Tuning {
     /// A CPU adapter: an invocation takes several vectors or axis positions, and
-    /// the kernels that only suit a CPU (`columns`, 64-bit words, shared length
-    /// loads) may run.
+    /// the kernels that only suit a CPU (64-bit words, shared length loads) may
+    /// run.
     Cpu,
     /// A GPU: neighbouring invocations touch neighbouring memory, one vector each
-    /// (or a few axis positions), and per-element lengths go through a tile in
-    /// workgroup memory.
+    /// (or a few axis positions), and per-element lengths along axes longer than
+    /// `columns` holds go through a tile in workgroup memory.
     Gpu,
 }
 

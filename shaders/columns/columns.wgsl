@@ -1,10 +1,11 @@
-// `columns`, on a CPU adapter: the reversed axis outside a contiguous innermost
+// `columns`: the reversed axis outside a contiguous innermost
 // dimension along which the length changes from element to element, along at most
 // 64 positions, for elements narrower than a vector. Each invocation holds a whole
 // column of the axis (one vector of each position) in registers and reverses the
 // prefix of every element there, so that it loads and stores each vector once,
-// whole, as a copy does, where `gather` loads each element on its own and a CPU
-// adapter pays for every load with a loop over the SIMD group's invocations.
+// whole, as a copy does, where `gather` loads each element on its own: a CPU
+// adapter pays for every load with a loop over the SIMD group's invocations, a
+// GPU for every sector its warp touches.
 //
 // The reversal of a prefix of length L of a column of STEPS rows is a shift: with
 // the column upside down (rev[u] = in[STEPS - 1 - u]), output row t < L is

@@ -1,5 +1,5 @@
-// `tile`, on a GPU: per-element lengths, as `gather`, along an axis that one
-// workgroup's tile holds. A workgroup owns a band of `params.band` vectors of one
+// `tile`, on a GPU: per-element lengths, as `gather`, along an axis longer than
+// `columns` holds and that one workgroup's tile holds. A workgroup owns a band of `params.band` vectors of one
 // run over every position of the axis. It loads the band into workgroup memory
 // position by position, neighbouring invocations on neighbouring vectors, and the
 // band's element lengths beside it; after a barrier each invocation takes its

@@ -1,4 +1,4 @@
-//! `columns`, on a CPU adapter: per-element lengths (as `gather`) along at most
+//! `columns`: per-element lengths (as `gather`) along at most
 //! [`COLUMN_ROWS`](crate::tuning::COLUMN_ROWS) positions, on 16-byte vectors of
 //! elements narrower than one. Each invocation holds a whole column of the axis in
 //! registers (`steps` rows: the axis rounded up to 8, 16, 32 or 64), loads and
@@ -11,7 +11,7 @@ use crate::divisor::Divisor;
 use crate::layout::Layout;
 use crate::params::Params;
 use crate::shaders::{Kernel, Storage};
-use crate::tuning::{self, Profile, Tuning, COLUMN_ROWS};
+use crate::tuning::{self, Profile, COLUMN_ROWS};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Plan {
@@ -22,12 +22,13 @@ pub(crate) struct Plan {
     pub(super) invocations: u32,
 }
 
-/// `columns` on a CPU adapter, along at most [`COLUMN_ROWS`] positions, on 16-byte
-/// vectors of narrower elements: a CPU adapter loads a vector there once where
-/// `gather` loads each element.
+/// `columns` along at most [`COLUMN_ROWS`] positions, on 16-byte vectors of
+/// narrower elements: it loads and stores each vector once, whole, where `gather`
+/// loads each element; a CPU adapter pays for each load with a loop over its SIMD
+/// group, a GPU for each sector (docs/tuning.md has both).
 pub(super) fn plan(layout: &Layout, element_bytes: u32, profile: &Profile) -> Option<Plan> {
     let n = layout.dims[layout.axis].size;
-    if profile.tuning != Tuning::Cpu || n > COLUMN_ROWS || element_bytes >= 16 {
+    if n > COLUMN_ROWS || element_bytes >= 16 {
         return None;
     }
     let vector = VectorLayout::of(layout, element_bytes, 16)?;

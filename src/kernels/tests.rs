@@ -129,7 +129,7 @@ fn the_variant_depends_on_the_layout_and_the_steps_on_the_adapter() {
 }
 
 #[test]
-fn columns_hold_short_axes_on_a_cpu() {
+fn columns_hold_short_axes() {
     let columns = |plan: Plan| match plan {
         Plan::Columns(p) => p,
         other => panic!("{other:?}"),
@@ -147,12 +147,14 @@ fn columns_hold_short_axes_on_a_cpu() {
     assert_eq!((p.vector.vecs, p.invocations), (10, 3 * 10));
     let p = columns(plan(DataType::Uint8, &[5, 16 * 70], 0, true));
     assert_eq!((p.vector.vecs, p.invocations), (70, 70));
-    // Not past 64 positions, for 16-byte elements, on a GPU, or on words.
+    // On a GPU too; not past 64 positions, for 16-byte elements, or on words.
     for (data_type, sizes, cpu, variant) in [
         (DataType::Uint8, [65, 160], true, Variant::Gather),
         (DataType::Complex128, [64, 10], true, Variant::Gather),
         (DataType::Float32, [65, 100], true, Variant::Gather),
-        (DataType::Uint8, [64, 160], false, Variant::Tile),
+        (DataType::Uint8, [64, 160], false, Variant::Columns),
+        (DataType::Uint8, [65, 160], false, Variant::Tile),
+        (DataType::Complex128, [64, 10], false, Variant::Gather),
         (DataType::Uint8, [64, 20], true, Variant::Gather),
     ] {
         assert_eq!(plan(data_type, &sizes, 0, cpu).variant(), variant);
@@ -165,14 +167,14 @@ fn tiles_hold_the_axis_in_bands_of_whole_sectors_on_a_gpu() {
         Plan::Tile(p) => p,
         other => panic!("{other:?}"),
     };
-    // 960 vectors a tile: an axis of 64 takes bands of 8 vectors (15 fit, a power
+    // 960 vectors a tile: an axis of 100 takes bands of 8 vectors (9 fit, a power
     // of two), 1,024 vectors a run in 128 bands; 16 runs of them.
-    let p = tile(plan(DataType::Uint8, &[16, 64, 16384], 1, false));
+    let p = tile(plan(DataType::Uint8, &[16, 100, 16384], 1, false));
     assert_eq!((p.band, p.bands, p.workgroups), (8, 128, 16 * 128));
-    // Short axes take at most 16 vectors a band, and no more than a run has.
-    let p = tile(plan(DataType::Float32, &[4, 1000], 0, false));
-    assert_eq!((p.band, p.bands), (16, 250_usize.div_ceil(16) as u32));
-    let p = tile(plan(DataType::Float32, &[4, 12], 0, false));
+    // No more vectors a band than a run has.
+    let p = tile(plan(DataType::Float32, &[70, 1000], 0, false));
+    assert_eq!((p.band, p.bands), (8, 250_usize.div_ceil(8) as u32));
+    let p = tile(plan(DataType::Float32, &[70, 12], 0, false));
     assert_eq!((p.band, p.bands), (4, 1));
     // Up to 480 positions of two vectors (32 bytes, a sector) a band.
     let p = tile(plan(DataType::Float32, &[480, 100], 0, false));
@@ -188,13 +190,17 @@ fn tiles_hold_the_axis_in_bands_of_whole_sectors_on_a_gpu() {
         plan(DataType::Float32, &[961, 4], 0, false).variant(),
         Variant::Gather
     );
-    // Not on words, and not on a CPU.
+    // Not on words, for 16-byte elements, or on a CPU.
     assert_eq!(
-        plan(DataType::Float32, &[9, 3], 0, false).variant(),
+        plan(DataType::Float32, &[90, 3], 0, false).variant(),
         Variant::Gather
     );
     assert_eq!(
-        plan(DataType::Complex128, &[9, 64], 0, true).variant(),
+        plan(DataType::Complex128, &[90, 64], 0, false).variant(),
+        Variant::Gather
+    );
+    assert_eq!(
+        plan(DataType::Float32, &[90, 64], 0, true).variant(),
         Variant::Gather
     );
 }

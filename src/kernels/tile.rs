@@ -1,5 +1,5 @@
-//! `tile`, on a GPU: per-element lengths (as `gather`) along an axis that one
-//! workgroup's tile holds. A workgroup owns a band of a run's vectors over every
+//! `tile`, on a GPU: per-element lengths (as `gather`) along an axis longer than
+//! `columns` holds and that one workgroup's tile holds. A workgroup owns a band of a run's vectors over every
 //! position of the axis: it loads them into workgroup memory, neighbouring
 //! invocations on neighbouring vectors, gathers each output vector's elements from
 //! there, and stores the vectors as it loaded them (`shaders/tile/tile.wgsl`).
@@ -32,11 +32,13 @@ pub(crate) struct Plan {
     pub(super) workgroups: u32,
 }
 
-/// `tile` on a GPU, where a tile holds the axis at two vectors a position or more
-/// (32 bytes, a whole sector), or the whole of runs one vector wide.
+/// `tile` on a GPU, past the positions `columns` holds, where a tile holds the
+/// axis at two vectors a position or more (32 bytes, a whole sector), or the whole
+/// of runs one vector wide; for elements narrower than 16 bytes (16-byte elements
+/// gather faster on an H200: docs/tuning.md).
 pub(super) fn plan(layout: &Layout, element_bytes: u32, profile: &Profile) -> Option<Plan> {
     // A GPU's workgroup memory is fast, a CPU adapter's is not.
-    if profile.tuning != Tuning::Gpu {
+    if profile.tuning != Tuning::Gpu || element_bytes >= 16 {
         return None;
     }
     let vector = VectorLayout::of(layout, element_bytes, 16)?;

@@ -52,21 +52,20 @@ pub(crate) fn gpu_with_limits(lower: impl FnOnce(&mut wgpu::Limits)) -> Gpu {
 
 /// The variant `gpu` runs for a layout whose lengths change along its contiguous
 /// inner dimension, with `axis_size` positions, on 16-byte vectors (`vectors`) or on
-/// words: `Columns` under the CPU tuning on vectors of elements narrower than 16
-/// bytes along at most 64 positions; `Tile` under the GPU tuning on vectors along
-/// at most 480 positions (a tile of 960 vectors, two a position; runs of more
-/// than one vector); else `Gather`.
+/// words: `Columns` on vectors of elements narrower than 16 bytes along at most 64
+/// positions; past them `Tile` under the GPU tuning, along at most 480 positions
+/// (a tile of 960 vectors, two a position; runs of more than one vector); else
+/// `Gather`.
 pub(crate) fn per_element(
     gpu: &Gpu,
     data_type: DataType,
     axis_size: u32,
     vectors: bool,
 ) -> Variant {
+    let narrow = vectors && data_type.size_in_bytes() < 16;
     match gpu.tuning() {
-        Tuning::Cpu if vectors && data_type.size_in_bytes() < 16 && axis_size <= 64 => {
-            Variant::Columns
-        }
-        Tuning::Gpu if vectors && axis_size <= 480 => Variant::Tile,
+        _ if narrow && axis_size <= 64 => Variant::Columns,
+        Tuning::Gpu if narrow && axis_size <= 480 => Variant::Tile,
         _ => Variant::Gather,
     }
 }

@@ -1,10 +1,10 @@
 //! Every variant against the reference: every width and length type, strided,
 //! gapped, broadcast and random layouts, and both tunings.
 
-use revseq::{DataType, ReverseSubsequences, TensorDesc, Tuning, Variant};
+use revseq::{DataType, Gpu, ReverseSubsequences, TensorDesc, Tuning, Variant};
 
 use super::{check, check_on, desc, elements, lengths_for, WIDTHS};
-use crate::support::{assert_matches_reference, gpu, per_element, Rng, LENGTH_TYPES};
+use crate::support::{assert_matches_reference_on, gpu, per_element, Rng, LENGTH_TYPES};
 
 #[test]
 fn every_variant_width_and_length_type_matches_the_reference() {
@@ -124,6 +124,13 @@ fn fast_paths_on_gapped_broadcast_and_transposed_layouts() {
 fn random_vector_friendly_layouts_match_the_reference() {
     // Random ranks, axes, orders, gaps and broadcasts, with an innermost dimension of
     // whole vectors, so that most cases land on a fast path and some do not.
+    for tuning in [Tuning::Cpu, Tuning::Gpu] {
+        random_layouts_under(&gpu().with_tuning(tuning));
+    }
+}
+
+/// [`random_vector_friendly_layouts_match_the_reference`] under `device`'s tuning.
+fn random_layouts_under(device: &Gpu) {
     let mut rng = Rng::new(25);
     let mut seen = std::collections::HashMap::new();
     for _ in 0..300 {
@@ -180,22 +187,24 @@ fn random_vector_friendly_layouts_match_the_reference() {
             TensorDesc::new(data_type, &sizes).with_strides(&output),
             axis as u32,
         );
-        let variant = gpu().compile(&d).unwrap().variant();
+        let variant = device.compile(&d).unwrap().variant();
         *seen.entry(variant).or_insert(0) += 1;
         let input_bytes = rng.bytes(d.input.min_size_in_bytes() as usize);
         let lengths = lengths_for(&mut rng, &d);
-        assert_matches_reference(&d, &input_bytes, &lengths);
+        assert_matches_reference_on(device, &d, &input_bytes, &lengths);
     }
-    // Every variant the default device's tuning runs.
+    // Every variant the tuning runs, 20 times; under the GPU tuning `tile` takes
+    // the per-element layouts past 64 positions that `gather` takes on a CPU
+    // (16-byte elements aside), 10 times.
+    let cpu = device.tuning() == Tuning::Cpu;
     for variant in Variant::ALL {
-        let runs = match variant {
-            Variant::Tile => gpu().tuning() == Tuning::Gpu,
-            Variant::Columns => gpu().tuning() == Tuning::Cpu,
-            _ => true,
+        let least = match variant {
+            Variant::Tile if cpu => 0,
+            Variant::Tile | Variant::Gather if !cpu => 10,
+            _ => 20,
         };
-        if runs {
-            assert!(seen.get(&variant).copied().unwrap_or(0) >= 20, "{seen:?}");
-        }
+        let count = seen.get(&variant).copied().unwrap_or(0);
+        assert!(count >= least, "{:?}: {seen:?}", device.tuning());
     }
 }
 
@@ -204,22 +213,24 @@ fn wide_gather_sweeps_several_bands() {
     // Runs of 2 × 256 + 3 vectors: three bands of columns, the last with an idle
     // invocation, along axes (67 and 66 positions, past what Columns holds) that end
     // inside a block of 4.
+    // The CPU tuning's bands; the GPU tuning's `tile` holds these axes.
+    let cpu = gpu().with_tuning(Tuning::Cpu);
     let mut rng = Rng::new(27);
     for data_type in [DataType::Float32, DataType::Uint64, DataType::Complex128] {
         let inner = elements(data_type, 16 * (2 * 256 + 3));
         let d = desc(data_type, &[67, inner], 0, DataType::Uint32, None);
-        check(&mut rng, &d, Variant::Gather);
+        check_on(&cpu, &mut rng, &d, Variant::Gather);
         let d = desc(data_type, &[2, 66, inner], 1, DataType::Int64, None);
-        check(&mut rng, &d, Variant::Gather);
+        check_on(&cpu, &mut rng, &d, Variant::Gather);
     }
 }
 
 #[test]
 fn the_gpu_tuning_runs_every_variant_correctly() {
-    // The tests run on a CPU adapter, whose tuning takes several vectors per
-    // invocation; GPUs take one (or a few axis positions). Same results required.
+    // A CPU adapter's tuning takes several vectors per invocation; a GPU's takes
+    // one (or a few axis positions). Same results required, on either adapter.
     let tuned = gpu().with_tuning(Tuning::Gpu);
-    assert_eq!(gpu().tuning(), Tuning::Cpu);
+    assert_eq!(gpu().tuning(), Tuning::for_adapter(&gpu().adapter_info()));
     assert_eq!(tuned.tuning(), Tuning::Gpu);
     let mut rng = Rng::new(28);
     let mut word_keys = 0;
@@ -249,11 +260,12 @@ fn the_gpu_tuning_runs_every_variant_correctly() {
                 for (d, variant) in cases {
                     let key = check_on(&tuned, &mut rng, &d, variant);
                     word_keys += usize::from(key.vector_bytes == 4);
+                    // `columns` holds the axis (9 positions in 16 rows).
                     let most = match variant {
                         Variant::Gather | Variant::Runs => 4,
+                        Variant::Columns => 16,
                         _ => 1,
                     };
-                    assert_ne!(variant, Variant::Columns);
                     assert!(key.steps <= most, "{key:?}");
                 }
             }
@@ -268,13 +280,20 @@ fn the_gpu_tuning_runs_every_variant_correctly() {
             2,
         );
         check_on(&tuned, &mut rng, &d, Variant::Rows);
-        let d = ReverseSubsequences::new(
-            TensorDesc::new(data_type, &[2, 5, n]),
-            TensorDesc::new(DataType::Int64, &[2, 1, n]).with_strides(&[0, 0, 1]),
-            TensorDesc::new(data_type, &[2, 5, n]).with_strides(&[5 * (n + v), n + v, 1]),
-            1,
-        );
-        check_on(&tuned, &mut rng, &d, Variant::Tile);
+        for axis in [5, 70] {
+            let d = ReverseSubsequences::new(
+                TensorDesc::new(data_type, &[2, axis, n]),
+                TensorDesc::new(DataType::Int64, &[2, 1, n]).with_strides(&[0, 0, 1]),
+                TensorDesc::new(data_type, &[2, axis, n]).with_strides(&[axis * (n + v), n + v, 1]),
+                1,
+            );
+            check_on(
+                &tuned,
+                &mut rng,
+                &d,
+                per_element(&tuned, data_type, axis, true),
+            );
+        }
     }
     // Every variant on words, for the four widths below 16 bytes and 4 length types.
     assert_eq!(word_keys, 3 * 4 * 4);

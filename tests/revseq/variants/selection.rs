@@ -2,13 +2,15 @@
 //! silently fall back, nor a fallback hide a fast path's bug; and the key fields
 //! a plan decides (64-bit words, shared length loads).
 
-use revseq::{DataType, ReverseSubsequences, TensorDesc, Tuning, Variant};
+use revseq::{DataType, Gpu, ReverseSubsequences, TensorDesc, Tuning, Variant};
 
 use super::{check, check_on, desc, elements, WIDTHS};
-use crate::support::{gpu, gpu_with_limits, Rng, LENGTH_TYPES};
+use crate::support::{gpu, gpu_with_limits, per_element, Rng, LENGTH_TYPES};
 
 #[test]
 fn each_layout_selects_its_variant() {
+    // The CPU tuning's choices (the GPU tuning's: `the_gpu_tuning_runs_every_variant_correctly`).
+    let cpu = gpu().with_tuning(Tuning::Cpu);
     let u32s = DataType::Uint32;
     let i64s = DataType::Int64;
     let cases = [
@@ -95,15 +97,15 @@ fn each_layout_selects_its_variant() {
         ),
     ];
     for (desc, variant) in cases {
-        let compiled = gpu().compile(&desc).unwrap();
+        let compiled = cpu.compile(&desc).unwrap();
         assert_eq!(compiled.variant(), variant, "{desc:?}");
     }
     let words = desc(DataType::Float32, &[3, 7, 3], 1, i64s, Some(&[1, 0, 0]));
-    assert_eq!(gpu().compile(&words).unwrap().key().vector_bytes, 4);
+    assert_eq!(cpu.compile(&words).unwrap().key().vector_bytes, 4);
     let words = desc(DataType::Float32, &[5, 63], 1, u32s, None);
-    assert_eq!(gpu().compile(&words).unwrap().key().vector_bytes, 4);
+    assert_eq!(cpu.compile(&words).unwrap().key().vector_bytes, 4);
     let vectors = desc(DataType::Float32, &[3, 7, 4], 1, i64s, Some(&[1, 0, 0]));
-    assert_eq!(gpu().compile(&vectors).unwrap().key().vector_bytes, 16);
+    assert_eq!(cpu.compile(&vectors).unwrap().key().vector_bytes, 16);
 }
 
 #[test]
@@ -193,29 +195,29 @@ fn vector_kernels_move_64_bit_words_on_a_cpu_adapter_whose_device_has_them() {
                 assert_eq!(key.access_bits, 32, "{key:?}");
             }
         }
-        // Lengths per element: `Columns` along an axis of up to 64 positions (of
-        // elements below 16 bytes) on a CPU, `Gather` along longer ones, and every
-        // one on a GPU; 64-bit words for columns of every width and 8- and
-        // 16-byte gathers.
+        // Lengths per element (`per_element`: `Columns` along up to 64 positions,
+        // past them `Gather`, or `Tile` on a GPU); 64-bit words on a CPU for
+        // columns of every width and 8- and 16-byte gathers.
         let short = desc(data_type, &[9, 3 * v], 0, DataType::Uint32, None);
         let long = desc(data_type, &[70, 3 * v], 0, DataType::Int64, None);
-        let columns = if w < 16 {
-            Variant::Columns
-        } else {
-            Variant::Gather
-        };
         let cpu = gpu().tuning() == Tuning::Cpu;
-        for (d, variant, wide) in [(&short, columns, true), (&long, Variant::Gather, w >= 8)] {
-            let variant = if cpu { variant } else { Variant::Tile };
-            let key = check_on(gpu(), &mut rng, d, variant);
+        let tuned = gpu().with_tuning(Tuning::Gpu);
+        for (d, n, wide) in [(&short, 9, true), (&long, 70, w >= 8)] {
+            let variant = |device: &Gpu| per_element(device, data_type, n, true);
+            let key = check_on(gpu(), &mut rng, d, variant(gpu()));
             assert_eq!(
                 key.access_bits,
                 if wide && int64 && cpu { 64 } else { 32 },
                 "{key:?}"
             );
-            assert_eq!(check_on(&plain, &mut rng, d, variant).access_bits, 32);
-            let tuned = gpu().with_tuning(Tuning::Gpu);
-            assert_eq!(check_on(&tuned, &mut rng, d, Variant::Tile).access_bits, 32);
+            assert_eq!(
+                check_on(&plain, &mut rng, d, variant(&plain)).access_bits,
+                32
+            );
+            assert_eq!(
+                check_on(&tuned, &mut rng, d, variant(&tuned)).access_bits,
+                32
+            );
         }
     }
 }

@@ -80,16 +80,16 @@ pub(super) fn outermost_spanning(data_type: DataType, scale: u32) -> ReverseSubs
 
 /// Per-element layouts whose lanes span windows, with inner sizes that are
 /// whole words but no whole number of vectors (odd for 4-byte elements), and
-/// size-1 dimensions before or after: `[24, c]`, `[1, 24, c]`, `[24, c, 1]` along
-/// axis 24, and `[2, 24, c]` along the middle.
-pub(super) fn ragged_per_element(data_type: DataType) -> Vec<ReverseSubsequences> {
+/// size-1 dimensions before or after: `[n, c]`, `[1, n, c]`, `[n, c, 1]` along
+/// axis n, and `[2, n, c]` along the middle, for an axis of `n` positions.
+pub(super) fn ragged_per_element(data_type: DataType, n: u32) -> Vec<ReverseSubsequences> {
     let width = data_type.size_in_bytes();
-    let c = 3 * WINDOW / (24 * width) / 16 * 16 + 4 / width.min(4);
+    let c = 3 * WINDOW / (n * width) / 16 * 16 + 4 / width.min(4);
     [
-        (vec![24, c], 0),
-        (vec![1, 24, c], 1),
-        (vec![24, c, 1], 0),
-        (vec![2, 24, c / 2 / 16 * 16 + 4 / width.min(4)], 1),
+        (vec![n, c], 0),
+        (vec![1, n, c], 1),
+        (vec![n, c, 1], 0),
+        (vec![2, n, c / 2 / 16 * 16 + 4 / width.min(4)], 1),
     ]
     .into_iter()
     .map(|(sizes, axis)| packed(data_type, DataType::Int64, &sizes, axis))

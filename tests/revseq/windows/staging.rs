@@ -57,12 +57,21 @@ fn staged_per_element_pieces_of_ragged_runs_keep_the_fast_variant() {
             DataType::Float32,
             DataType::Float64,
         ] {
-            for desc in ragged_per_element(data_type) {
+            // Axes `columns` holds, and past them `gather`, or `tile` on a GPU.
+            let long = match tuning {
+                Tuning::Cpu => Variant::Gather,
+                Tuning::Gpu => Variant::Tile,
+            };
+            let cases = ragged_per_element(data_type, 24)
+                .into_iter()
+                .map(|d| (d, Variant::Columns))
+                .chain(
+                    ragged_per_element(data_type, 70)
+                        .into_iter()
+                        .map(|d| (d, long)),
+                );
+            for (desc, expected) in cases {
                 let op = gpu.compile(&desc).unwrap();
-                let expected = match tuning {
-                    Tuning::Cpu => Variant::Columns,
-                    Tuning::Gpu => Variant::Tile,
-                };
                 assert!(op.scratch_bytes() > 0, "{tuning:?}: {desc:?} did not stage");
                 assert_eq!(op.variant(), expected, "{tuning:?}: {desc:?}");
                 check_on(&gpu, &desc, 14);
@@ -78,7 +87,8 @@ fn staged_layouts_record_without_copy_usages() {
     for tuning in [Tuning::Cpu, Tuning::Gpu] {
         let gpu = small_windows().with_tuning(tuning);
         for data_type in [DataType::Uint8, DataType::Float16, DataType::Float32] {
-            let mut staged = ragged_per_element(data_type);
+            let mut staged = ragged_per_element(data_type, 24);
+            staged.extend(ragged_per_element(data_type, 70));
             staged.push(outermost_spanning(data_type, 1));
             staged.push(packed(
                 data_type,
