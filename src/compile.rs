@@ -467,26 +467,29 @@ mod tests {
     /// stages and runs the fast variant, never the general kernel.
     #[test]
     fn staged_per_element_pieces_run_the_fast_variant_whatever_their_inner_size() {
-        for tuning in [Tuning::Cpu, Tuning::Gpu] {
+        // Axes `columns` holds (64 positions), and past them `gather`, or `tile`
+        // on a GPU (70).
+        for (tuning, t) in [(Tuning::Cpu, 64), (Tuning::Gpu, 64), (Tuning::Gpu, 70)] {
             for data_type in [DataType::Uint8, DataType::Float16, DataType::Float32] {
                 let width = data_type.size_in_bytes();
-                let n = 2_000_000_000 / 64 / width / 16 * 16 + 4 / width;
+                let n = 2_000_000_000 / t / width / 16 * 16 + 4 / width;
                 for (sizes, axis) in [
-                    (vec![64, n], 0),
-                    (vec![1, 64, n], 1),
-                    (vec![64, n, 1], 0),
-                    (vec![64, n - 16], 0),
-                    (vec![4, 64, n / 4 / 16 * 16 + 4 / width], 1),
-                    (vec![1, 4, 64, n / 4 / 16 * 16 + 12 / width], 2),
-                    (vec![4, 64, n / 4 / 16 * 16 + 4 / width, 1], 1),
+                    (vec![t, n], 0),
+                    (vec![1, t, n], 1),
+                    (vec![t, n, 1], 0),
+                    (vec![t, n - 16], 0),
+                    (vec![4, t, n / 4 / 16 * 16 + 4 / width], 1),
+                    (vec![1, 4, t, n / 4 / 16 * 16 + 12 / width], 2),
+                    (vec![4, t, n / 4 / 16 * 16 + 4 / width, 1], 1),
                 ] {
                     let desc = per_element(data_type, &sizes, axis);
                     desc.validate().unwrap();
                     let bytes = desc.tensors().map(|(_, t)| t.min_size_in_bytes());
                     let planned = plan(&desc, bytes, &target(tuning), Scratch::Allowed).unwrap();
-                    let expected = match tuning {
-                        Tuning::Cpu => Variant::Columns,
-                        Tuning::Gpu => Variant::Tile,
+                    let expected = if t <= 64 {
+                        Variant::Columns
+                    } else {
+                        Variant::Tile
                     };
                     let variants: Vec<Variant> =
                         planned.plans.iter().map(|p| p.variant()).collect();
