@@ -145,13 +145,15 @@ async fn every_width_and_length_type_matches_the_reference() {
     let browser = gpu().await;
     // (sizes, axis, strides of the lengths tensor): the axis outermost, in the
     // middle and innermost; lengths broadcast along the inner dimension, as ONNX
-    // has them; and rows of 3 elements, too short for a vector.
-    let layouts: [([u32; 3], u32, Option<[u32; 3]>); 5] = [
+    // has them; rows of 3 elements, too short for a vector; and an axis of 70
+    // positions, past what `columns` holds.
+    let layouts: [([u32; 3], u32, Option<[u32; 3]>); 6] = [
         ([3, 20, 8], 0, None),
         ([3, 20, 8], 1, None),
         ([3, 20, 8], 2, None),
         ([3, 20, 8], 1, Some([1, 0, 0])),
         ([5, 7, 3], 1, None),
+        ([2, 70, 8], 1, None),
     ];
     let mut variants = std::collections::BTreeSet::new();
     for gpu in [
