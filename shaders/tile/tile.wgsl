@@ -1,12 +1,13 @@
 // `tile`, on a GPU: per-element lengths, as `gather`, along an axis longer than
-// `columns` holds and that one workgroup's tile holds. A workgroup owns a band of `params.band` vectors of one
-// run over every position of the axis. It loads the band into workgroup memory
-// position by position, neighbouring invocations on neighbouring vectors, and the
-// band's element lengths beside it; after a barrier each invocation takes its
-// vector's lengths into registers, builds output vectors from the tile, element
-// by element, and stores them in the order it loaded them. Every access to the
-// tensors is then a whole 16-byte vector beside its neighbours', where `gather`
-// loads each element from its own mirrored row (docs/gpu-model.md).
+// `columns` holds and that one workgroup's tile holds. A workgroup owns a band of
+// `params.band` vectors of one run over every position of the axis. It loads the
+// band into workgroup memory position by position, neighbouring invocations on
+// neighbouring vectors, and the band's element lengths beside it; after a barrier
+// each invocation takes its vector's lengths into registers, builds output vectors
+// from the tile, element by element, and stores them in the order it loaded them.
+// Every access to the tensors is then a whole 16-byte vector beside its
+// neighbours', where `gather` loads each element from its own mirrored row
+// (docs/gpu-model.md).
 //
 // Workgroup memory is laid out so that no access conflicts in its 32 banks: the
 // tile word-planar (word w of every vector of the band at position p at

@@ -1,10 +1,11 @@
 //! `tile`, on a GPU: per-element lengths (as `gather`) along an axis longer than
-//! `columns` holds and that one workgroup's tile holds. A workgroup owns a band of a run's vectors over every
-//! position of the axis: it loads them into workgroup memory, neighbouring
-//! invocations on neighbouring vectors, gathers each output vector's elements from
-//! there, and stores the vectors as it loaded them (`shaders/tile/tile.wgsl`).
-//! Every access to the tensors is a whole 16-byte vector beside its neighbours',
-//! where `gather` reads each element from its own mirrored row.
+//! `columns` holds and that one workgroup's tile holds. A workgroup owns a band of
+//! a run's vectors over every position of the axis: it loads them into workgroup
+//! memory, neighbouring invocations on neighbouring vectors, gathers each output
+//! vector's elements from there, and stores the vectors as it loaded them
+//! (`shaders/tile/tile.wgsl`). Every access to the tensors is a whole 16-byte
+//! vector beside its neighbours', where `gather` reads each element from its own
+//! mirrored row.
 
 use super::Variant;
 use super::{family_keys, words_only, Family, Fields, PipelineKey, VectorLayout, Walk, WIDTHS};
