@@ -2,7 +2,7 @@
 //! [`CompiledReverse`] in a few named steps. Everything here runs once per
 //! descriptor; `record` then only binds and dispatches.
 
-use crate::compiled::{CompiledReverse, Part, Recorded};
+use crate::compiled::{CompiledReverse, Launch, Part};
 use crate::device_lock::Held;
 use crate::error::{Error, TensorRole};
 use crate::gpu::Gpu;
@@ -11,9 +11,8 @@ use crate::layout::Layout;
 use crate::operator::ReverseSubsequences;
 use crate::params::{Params, PARAMS_SIZE};
 use crate::scope::capture;
-use crate::tuning::Profile;
-use crate::window::strategy::walks_pairs;
-use crate::window::{self, Piece};
+use crate::tuning::{self, Profile};
+use crate::window::{self, Dispatch};
 
 pub(crate) async fn compile(
     gpu: &Gpu,
@@ -26,7 +25,7 @@ pub(crate) async fn compile(
     let planned = plan(desc, bytes, &target, Scratch::Allowed)?;
     // A staged plan needs copy usages on the caller's buffers; `record` takes the
     // plan without scratch where they lack them, if there is one.
-    let without_copies = match planned.pieces.iter().any(|p| p.staging.is_some()) {
+    let without_copies = match planned.dispatches.iter().any(|p| p.staging.is_some()) {
         true => match plan(desc, bytes, &target, Scratch::None) {
             Ok(unstaged) => Some(Box::new(
                 assemble(gpu, desc, bytes, &limits, unstaged, None).await?,
@@ -68,7 +67,7 @@ pub(crate) enum Scratch {
 /// the one pipeline key they run under.
 pub(crate) struct Planned {
     pub(crate) layout: Layout,
-    pub(crate) pieces: Vec<Piece>,
+    pub(crate) dispatches: Vec<Dispatch>,
     pub(crate) plans: Vec<Plan>,
     pub(crate) key: PipelineKey,
 }
@@ -81,16 +80,16 @@ pub(crate) fn plan(
     scratch: Scratch,
 ) -> Result<Planned, Error> {
     let layout = Layout::canonical(desc);
-    let pieces = cut_into_windows(desc, &layout, bytes, target, scratch)?;
-    let (key, plans) = plan_pieces(
+    let dispatches = cut_into_windows(desc, &layout, bytes, target, scratch)?;
+    let (key, plans) = plan_dispatches(
         desc,
-        &pieces,
+        &dispatches,
         layout.dims[layout.axis].size,
         &target.profile,
     );
     Ok(Planned {
         layout,
-        pieces,
+        dispatches,
         plans,
         key,
     })
@@ -108,15 +107,21 @@ async fn assemble(
 ) -> Result<CompiledReverse, Error> {
     let Planned {
         layout,
-        pieces,
+        dispatches,
         plans,
         key,
     } = planned;
-    let dispatches = fold_dispatches(&plans, &pieces, limits, bytes[2], gpu.submission_bytes())?;
+    let launches = into_launches(
+        &plans,
+        &dispatches,
+        limits,
+        bytes[2],
+        gpu.submission_bytes(),
+    )?;
     let pipeline = Held::new(gpu.device_lock(), gpu.pipeline(key).await?);
-    let scratch = scratch_buffers(gpu, &pieces).await?;
+    let scratch = scratch_buffers(gpu, &dispatches).await?;
     // Last: it is where a lost device shows (`layout_uniform`).
-    let params = layout_uniform(gpu, &plans, &pieces, &dispatches, &layout, limits).await?;
+    let params = layout_uniform(gpu, &plans, &dispatches, &launches, &layout, limits).await?;
     Ok(CompiledReverse {
         gpu: gpu.clone(),
         desc: desc.clone(),
@@ -124,7 +129,7 @@ async fn assemble(
         pipeline,
         params,
         params_stride: params_stride(limits),
-        dispatches,
+        launches,
         offset_alignment: u64::from(limits.min_storage_buffer_offset_alignment),
         bytes,
         scratch,
@@ -136,11 +141,13 @@ async fn assemble(
 /// their output, each as large as the largest piece's.
 async fn scratch_buffers(
     gpu: &Gpu,
-    pieces: &[Piece],
+    dispatches: &[Dispatch],
 ) -> Result<Option<Held<[wgpu::Buffer; 2]>>, Error> {
-    let staged = pieces.iter().filter(|piece| piece.staging.is_some());
+    let staged = dispatches
+        .iter()
+        .filter(|dispatch| dispatch.staging.is_some());
     let Some(sizes) = staged
-        .map(|piece| [piece.windows[0].size, piece.windows[2].size])
+        .map(|dispatch| [dispatch.windows[0].size, dispatch.windows[2].size])
         .reduce(|a, b| [a[0].max(b[0]), a[1].max(b[1])])
     else {
         return Ok(None);
@@ -196,7 +203,7 @@ fn cut_into_windows(
     bytes: [u64; 3],
     target: &Target,
     scratch: Scratch,
-) -> Result<Vec<Piece>, Error> {
+) -> Result<Vec<Dispatch>, Error> {
     let element_bytes = desc.input.data_type().size_in_bytes();
     let length_bytes = desc.sequence_lengths.data_type().size_in_bytes();
     let widths = [element_bytes, length_bytes, element_bytes].map(u64::from);
@@ -207,7 +214,7 @@ fn cut_into_windows(
     let walk = || {
         Plan::new(layout, element_bytes, bytes[2], &target.profile)
             .pair_lanes(layout)
-            .is_some_and(|lanes| walks_pairs(tuning, lanes, bytes[2], target.window))
+            .is_some_and(|lanes| tuning::walks_pairs(tuning, lanes, bytes[2], target.window))
     };
     window::split(
         layout,
@@ -223,22 +230,22 @@ fn cut_into_windows(
 /// A plan per piece, and the one pipeline key they all run under: the fast family
 /// where every piece can run it from a vector-aligned start under the same key,
 /// else the general kernels.
-fn plan_pieces(
+fn plan_dispatches(
     desc: &ReverseSubsequences,
-    pieces: &[Piece],
+    dispatches: &[Dispatch],
     axis_size: u32,
     profile: &Profile,
 ) -> (PipelineKey, Vec<Plan>) {
     let element_bytes = desc.input.data_type().size_in_bytes();
-    let key_of = |plan: &Plan, piece: &Piece| {
+    let key_of = |plan: &Plan, dispatch: &Dispatch| {
         let fields = plan.fields();
         PipelineKey {
             variant: plan.variant(),
             steps: fields.steps,
             vector_bytes: fields.vector_bytes,
             element_bytes,
-            rank: piece.layout.rank() as u32,
-            axis: piece.layout.axis as u32,
+            rank: dispatch.layout.rank() as u32,
+            axis: dispatch.layout.axis as u32,
             length_bytes: desc.sequence_lengths.data_type().size_in_bytes(),
             signed_lengths: desc.sequence_lengths.data_type().is_signed_integer(),
             access_bits: fields.access_bits,
@@ -247,22 +254,29 @@ fn plan_pieces(
             wide_multiply: fields.wide_multiply,
         }
     };
-    let walk = pieces.iter().any(|piece| !piece.whole && piece.by_position);
-    let fast = |piece: &Piece| {
-        let plan = Plan::new(&piece.layout, element_bytes, piece.windows[2].size, profile);
+    let walk = dispatches
+        .iter()
+        .any(|dispatch| !dispatch.whole && dispatch.by_position);
+    let fast = |dispatch: &Dispatch| {
+        let plan = Plan::new(
+            &dispatch.layout,
+            element_bytes,
+            dispatch.windows[2].size,
+            profile,
+        );
         // In windowed pairs, every piece walks its positions (a whole one over all
         // of them), so that one pipeline runs them all.
         let plan = match walk {
-            true => plan.walking_positions(&piece.layout, axis_size, element_bytes, profile)?,
+            true => plan.walking_positions(&dispatch.layout, axis_size, element_bytes, profile)?,
             false => plan,
         };
         let vector_bytes = u64::from(plan.fields().vector_bytes.max(1));
         let aligned = |shift: u32| u64::from(shift) * u64::from(element_bytes) % vector_bytes == 0;
-        let pairs = piece.by_position && plan.fields().walk != Walk::None;
-        ((piece.whole || pairs) && aligned(piece.shifts[0]) && aligned(piece.shifts[2]))
+        let pairs = dispatch.by_position && plan.fields().walk != Walk::None;
+        ((dispatch.whole || pairs) && aligned(dispatch.shifts[0]) && aligned(dispatch.shifts[2]))
             .then_some(plan)
     };
-    let mut plans: Vec<Plan> = pieces.iter().map_while(fast).collect();
+    let mut plans: Vec<Plan> = dispatches.iter().map_while(fast).collect();
     // Pieces may differ in how many invocations of a row can share its length;
     // the fewest suit them all (an invocation that holds a whole row shares with
     // none).
@@ -271,45 +285,50 @@ fn plan_pieces(
         .map(|plan| plan.fields().share_lengths)
         .min()
         .unwrap_or(1);
-    let shared = |plan: &Plan, piece: &Piece| PipelineKey {
+    let shared = |plan: &Plan, dispatch: &Dispatch| PipelineKey {
         share_lengths: share,
-        ..key_of(plan, piece)
+        ..key_of(plan, dispatch)
     };
-    if plans.len() < pieces.len()
+    if plans.len() < dispatches.len()
         || plans
             .iter()
-            .zip(pieces)
-            .any(|(plan, piece)| shared(plan, piece) != shared(&plans[0], &pieces[0]))
+            .zip(dispatches)
+            .any(|(plan, dispatch)| shared(plan, dispatch) != shared(&plans[0], &dispatches[0]))
     {
-        plans = pieces
+        plans = dispatches
             .iter()
-            .map(|piece| {
-                Plan::general(&piece.layout, element_bytes, piece.windows[2].size, profile)
+            .map(|dispatch| {
+                Plan::general(
+                    &dispatch.layout,
+                    element_bytes,
+                    dispatch.windows[2].size,
+                    profile,
+                )
             })
             .collect();
-        return (key_of(&plans[0], &pieces[0]), plans);
+        return (key_of(&plans[0], &dispatches[0]), plans);
     }
-    (shared(&plans[0], &pieces[0]), plans)
+    (shared(&plans[0], &dispatches[0]), plans)
 }
 
-/// Each dispatch's bindings and workgroups: more than the device allows in one
+/// What `record` needs of each dispatch, its bindings and workgroups: more than the device allows in one
 /// dimension fold into y, with as few idle workgroups as the fold allows. Where
 /// revseq's own submissions are bounded (`Gpu::submission_bytes`), a dispatch that visits
 /// more output bytes runs in parts, each with a `Params` of its own after the
 /// dispatches' (`src/submission.rs`).
-fn fold_dispatches(
+fn into_launches(
     plans: &[Plan],
-    pieces: &[Piece],
+    dispatches: &[Dispatch],
     limits: &wgpu::Limits,
     output_bytes: u64,
     part_bytes: Option<u64>,
-) -> Result<Vec<Recorded>, Error> {
+) -> Result<Vec<Launch>, Error> {
     let max = limits.max_compute_workgroups_per_dimension.max(1);
-    let mut next_params = pieces.len();
+    let mut next_params = dispatches.len();
     plans
         .iter()
-        .zip(pieces)
-        .map(|(plan, piece)| {
+        .zip(dispatches)
+        .map(|(plan, dispatch)| {
             let groups = plan.workgroups();
             // Unreachable on adapters that meet WebGPU's 65,535 groups per
             // dimension, but an adapter below that gets an error, not a short
@@ -323,7 +342,7 @@ fn fold_dispatches(
                     limit_name: "the device's max_compute_workgroups_per_dimension squared",
                 }
             })?;
-            let visited = piece.windows[2].size;
+            let visited = dispatch.windows[2].size;
             let parts = match part_bytes {
                 Some(budget) if visited > budget && groups > 1 => {
                     let per_part = (u64::from(groups) * budget / visited).clamp(1, u64::from(max));
@@ -343,12 +362,12 @@ fn fold_dispatches(
                 }
                 _ => Vec::new(),
             };
-            Ok(Recorded {
-                windows: piece.windows,
+            Ok(Launch {
+                windows: dispatch.windows,
                 workgroups,
                 #[cfg(feature = "lab")]
                 groups,
-                staging: piece.staging,
+                staging: dispatch.staging,
                 parts,
             })
         })
@@ -370,23 +389,23 @@ fn fold(groups: u32, max: u32) -> Option<[u32; 2]> {
 async fn layout_uniform(
     gpu: &Gpu,
     plans: &[Plan],
-    pieces: &[Piece],
-    dispatches: &[Recorded],
+    dispatches: &[Dispatch],
+    launches: &[Launch],
     layout: &Layout,
     limits: &wgpu::Limits,
 ) -> Result<Held<wgpu::Buffer>, Error> {
     let stride = params_stride(limits) as usize;
-    let parts: usize = dispatches.iter().map(|d| d.parts.len()).sum();
-    let mut uniform = vec![0u8; stride * (pieces.len() + parts)];
+    let parts: usize = launches.iter().map(|l| l.parts.len()).sum();
+    let mut uniform = vec![0u8; stride * (dispatches.len() + parts)];
     let mut write = |i: usize, params: &Params| {
         uniform[i * stride..i * stride + PARAMS_SIZE as usize]
             .copy_from_slice(bytemuck::bytes_of(params));
     };
-    for (i, ((plan, piece), dispatch)) in plans.iter().zip(pieces).zip(dispatches).enumerate() {
-        let mut params = Params::for_dispatch(piece, layout.dims[layout.axis].size);
+    for (i, ((plan, dispatch), launch)) in plans.iter().zip(dispatches).zip(launches).enumerate() {
+        let mut params = Params::for_dispatch(dispatch, layout.dims[layout.axis].size);
         plan.write(&mut params);
         write(i, &params);
-        for part in &dispatch.parts {
+        for part in &launch.parts {
             let first_group = part.first_group;
             write(
                 part.params,
@@ -494,14 +513,14 @@ mod tests {
                     let variants: Vec<Variant> =
                         planned.plans.iter().map(|p| p.variant()).collect();
                     assert!(
-                        planned.pieces.len() > 1
-                            && planned.pieces.iter().all(|p| p.staging.is_some()),
-                        "{tuning:?} {data_type:?} {sizes:?}: {} pieces, not all staged",
-                        planned.pieces.len()
+                        planned.dispatches.len() > 1
+                            && planned.dispatches.iter().all(|p| p.staging.is_some()),
+                        "{tuning:?} {data_type:?} {sizes:?}: {} dispatches, not all staged",
+                        planned.dispatches.len()
                     );
                     assert!(
                         planned.key.variant == expected && variants.iter().all(|&v| v == expected),
-                        "{tuning:?} {data_type:?} {sizes:?}: {:?}, pieces {variants:?}",
+                        "{tuning:?} {data_type:?} {sizes:?}: {:?}, dispatches {variants:?}",
                         planned.key.variant
                     );
                 }

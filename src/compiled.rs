@@ -25,7 +25,7 @@ pub struct CompiledReverse {
     /// One `Params` per dispatch, `params_stride` bytes apart.
     pub(crate) params: Held<wgpu::Buffer>,
     pub(crate) params_stride: u64,
-    pub(crate) dispatches: Vec<Recorded>,
+    pub(crate) launches: Vec<Launch>,
     /// The device's `min_storage_buffer_offset_alignment`.
     pub(crate) offset_alignment: u64,
     /// `min_size_in_bytes` of input, sequence lengths and output.
@@ -37,9 +37,9 @@ pub struct CompiledReverse {
     pub(crate) without_copies: Option<Box<CompiledReverse>>,
 }
 
-/// What `record` needs of one dispatch.
+/// What `record` needs of one dispatch: its windows, workgroups and parts.
 #[derive(Debug)]
-pub(crate) struct Recorded {
+pub(crate) struct Launch {
     /// Input, sequence lengths and output windows, relative to the caller's bindings.
     pub(crate) windows: [Window; 3],
     pub(crate) workgroups: [u32; 2],
@@ -70,9 +70,9 @@ pub(crate) struct Part {
 pub(crate) enum Command {
     /// Copies a staged dispatch's input segments into scratch.
     StageIn(usize),
-    /// Dispatches `workgroups` of dispatch `dispatch` with the `Params` at `params`.
+    /// Dispatches `workgroups` of launch `launch` with the `Params` at `params`.
     Dispatch {
-        dispatch: usize,
+        launch: usize,
         params: usize,
         workgroups: [u32; 2],
     },
@@ -100,7 +100,7 @@ impl CompiledReverse {
     /// Workgroups of the first dispatch, in x and y (more than 65,535 fold into y).
     #[cfg(feature = "lab")]
     pub fn workgroups(&self) -> [u32; 2] {
-        self.dispatches[0].workgroups
+        self.launches[0].workgroups
     }
 
     /// The fraction of the workgroups `record` launches that have no work: those
@@ -108,7 +108,7 @@ impl CompiledReverse {
     /// dispatch's).
     #[cfg(feature = "lab")]
     pub fn idle_workgroups(&self) -> f64 {
-        let (launched, needed) = self.dispatches.iter().fold((0u64, 0u64), |(l, n), d| {
+        let (launched, needed) = self.launches.iter().fold((0u64, 0u64), |(l, n), d| {
             let [x, y] = d.workgroups;
             (l + u64::from(x) * u64::from(y), n + u64::from(d.groups))
         });
@@ -121,7 +121,7 @@ impl CompiledReverse {
     /// Dispatches `record` records: one where every tensor fits one storage
     /// binding, more where a tensor is windowed.
     pub fn dispatch_count(&self) -> usize {
-        self.dispatches.len()
+        self.launches.len()
     }
 
     /// The usages each tensor's buffer needs for this plan: `STORAGE`, and where
@@ -315,24 +315,24 @@ impl CompiledReverse {
     /// where it has them and `in_parts`.
     pub(crate) fn commands(&self, in_parts: bool) -> Vec<Command> {
         let mut commands = Vec::new();
-        for (i, dispatch) in self.dispatches.iter().enumerate() {
-            if dispatch.workgroups[0] == 0 {
+        for (i, launch) in self.launches.iter().enumerate() {
+            if launch.workgroups[0] == 0 {
                 continue;
             }
-            let staged = dispatch.staging.is_some() && self.scratch.is_some();
+            let staged = launch.staging.is_some() && self.scratch.is_some();
             if staged {
                 commands.push(Command::StageIn(i));
             }
-            match in_parts && !dispatch.parts.is_empty() {
-                true => commands.extend(dispatch.parts.iter().map(|part| Command::Dispatch {
-                    dispatch: i,
+            match in_parts && !launch.parts.is_empty() {
+                true => commands.extend(launch.parts.iter().map(|part| Command::Dispatch {
+                    launch: i,
                     params: part.params,
                     workgroups: part.workgroups,
                 })),
                 false => commands.push(Command::Dispatch {
-                    dispatch: i,
+                    launch: i,
                     params: i,
-                    workgroups: dispatch.workgroups,
+                    workgroups: launch.workgroups,
                 }),
             }
             if staged {
@@ -345,13 +345,11 @@ impl CompiledReverse {
     /// Output bytes a command's workgroups visit.
     pub(crate) fn command_bytes(&self, command: &Command) -> u64 {
         match *command {
-            Command::Dispatch {
-                dispatch, params, ..
-            } => self.dispatches[dispatch]
+            Command::Dispatch { launch, params, .. } => self.launches[launch]
                 .parts
                 .iter()
                 .find(|part| part.params == params)
-                .map_or(self.dispatches[dispatch].windows[2].size, |part| part.bytes),
+                .map_or(self.launches[launch].windows[2].size, |part| part.bytes),
             Command::StageIn(_) | Command::StageOut(_) => 0,
         }
     }
@@ -365,11 +363,11 @@ impl CompiledReverse {
         commands: &[Command],
     ) -> Result<Vec<Option<wgpu::BindGroup>>, Error> {
         let device = self.gpu.device();
-        let bind_group = |dispatch: &Recorded, params: usize| {
+        let bind_group = |launch: &Launch, params: usize| {
             let window = |binding: usize| {
-                let w = dispatch.windows[binding];
+                let w = launch.windows[binding];
                 // A staged dispatch's input and output windows are in scratch.
-                let (buffer, offset) = match (self.scratch.as_deref(), dispatch.staging, binding) {
+                let (buffer, offset) = match (self.scratch.as_deref(), launch.staging, binding) {
                     (Some(scratch), Some(_), 0 | 2) => (&scratch[binding / 2], 0),
                     _ => (bindings[binding].buffer, bindings[binding].offset),
                 };
@@ -391,9 +389,9 @@ impl CompiledReverse {
             commands
                 .iter()
                 .map(|command| match *command {
-                    Command::Dispatch {
-                        dispatch, params, ..
-                    } => Some(bind_group(&self.dispatches[dispatch], params)),
+                    Command::Dispatch { launch, params, .. } => {
+                        Some(bind_group(&self.launches[launch], params))
+                    }
                     _ => None,
                 })
                 .collect()
@@ -451,7 +449,7 @@ impl CompiledReverse {
                     Some([scratch_in, scratch_out]),
                 ) => {
                     drop(pass.take());
-                    let Some(staging) = self.dispatches[d].staging else {
+                    let Some(staging) = self.launches[d].staging else {
                         continue;
                     };
                     // Segment p: at `origin + p * stride` in the caller's binding, at
@@ -501,6 +499,6 @@ impl CompiledReverse {
 
     /// Whether no dispatch has work: a tensor without elements.
     pub(crate) fn is_empty(&self) -> bool {
-        self.dispatches.iter().all(|d| d.workgroups[0] == 0)
+        self.launches.iter().all(|d| d.workgroups[0] == 0)
     }
 }

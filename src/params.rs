@@ -3,7 +3,7 @@
 //! offsets), and how one dispatch fills it.
 
 use crate::divisor::Divisor;
-use crate::window::Piece;
+use crate::window::Dispatch;
 
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
@@ -48,22 +48,22 @@ pub(crate) const PARAMS_SIZE: u64 = std::mem::size_of::<Params>() as u64;
 impl Params {
     /// The layout and window fields of one dispatch over an axis of `axis_size`
     /// positions; the kernel family fills in the rest.
-    pub(crate) fn for_dispatch(piece: &Piece, axis_size: u32) -> Params {
+    pub(crate) fn for_dispatch(dispatch: &Dispatch, axis_size: u32) -> Params {
         let mut params = Params {
-            in_shift: piece.shifts[0],
-            len_shift: piece.shifts[1],
-            out_shift: piece.shifts[2],
-            axis_start: piece.axis_start,
+            in_shift: dispatch.shifts[0],
+            len_shift: dispatch.shifts[1],
+            out_shift: dispatch.shifts[2],
+            axis_start: dispatch.axis_start,
             axis_size,
-            source_lo: piece.sources[0],
-            source_hi: piece.sources[1],
-            position_lo: piece.positions[0],
-            position_hi: piece.positions[1],
+            source_lo: dispatch.sources[0],
+            source_hi: dispatch.sources[1],
+            position_lo: dispatch.positions[0],
+            position_hi: dispatch.positions[1],
             interleave: 1,
             ..bytemuck::Zeroable::zeroed()
         };
         // Every stride of a piece fits a u32: its offsets do (`src/window/`).
-        for (d, dim) in piece.layout.dims.iter().enumerate() {
+        for (d, dim) in dispatch.layout.dims.iter().enumerate() {
             params.sizes[d] = dim.size;
             params.size_divisors[d] = Divisor::new(dim.size);
             params.out_strides[d] = dim.output as u32;

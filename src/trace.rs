@@ -45,16 +45,12 @@ impl CompiledReverse {
     pub fn trace(&self, input: &[u8], lengths: &[u8], every: u32) -> Result<Trace, Error> {
         self.desc
             .check_host_slices([input.len(), lengths.len(), self.bytes[2] as usize])?;
-        let staged = self
-            .dispatches
-            .iter()
-            .filter(|d| d.staging.is_some())
-            .count();
+        let staged = self.launches.iter().filter(|d| d.staging.is_some()).count();
         if staged > 0 {
             return Err(Error::TraceStaged { staged });
         }
         let dispatches: Vec<Traced> = self
-            .dispatches
+            .launches
             .iter()
             .enumerate()
             .map(|(i, d)| Traced {

@@ -154,13 +154,13 @@ fn record(x: CubeTensor, lengths: CubeTensor, reversal: &Reversal) -> CubeTensor
     // burn's allocator packs small tensors into shared buffers. A binding must start
     // aligned, and a buffer bound for writing cannot be bound read-only in the same
     // dispatch: such an input or lengths tensor is first copied into a buffer of its own.
-    let mut staged = |resource: &WgpuResource, role: TensorRole| {
+    let mut own_copy = |resource: &WgpuResource, role: TensorRole| {
         let size = reversal.op.binding_size(role);
         if resource.offset.is_multiple_of(alignment) && resource.buffer != out.buffer {
             return None;
         }
         let copy = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("revseq-burn::staged"),
+            label: Some("revseq-burn::copy"),
             size,
             usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
@@ -168,17 +168,17 @@ fn record(x: CubeTensor, lengths: CubeTensor, reversal: &Reversal) -> CubeTensor
         encoder.copy_buffer_to_buffer(&resource.buffer, resource.offset, &copy, 0, size);
         Some(copy)
     };
-    let staged_input = staged(input, TensorRole::Input);
-    let staged_lengths = staged(lens, TensorRole::SequenceLengths);
+    let input_copy = own_copy(input, TensorRole::Input);
+    let lengths_copy = own_copy(lens, TensorRole::SequenceLengths);
     let size = |role| reversal.op.binding_size(role);
     reversal
         .op
         .record(
             &mut encoder,
-            binding(input, staged_input.as_ref(), size(TensorRole::Input)),
+            binding(input, input_copy.as_ref(), size(TensorRole::Input)),
             binding(
                 lens,
-                staged_lengths.as_ref(),
+                lengths_copy.as_ref(),
                 size(TensorRole::SequenceLengths),
             ),
             binding(out, None, size(TensorRole::Output)),
@@ -188,13 +188,13 @@ fn record(x: CubeTensor, lengths: CubeTensor, reversal: &Reversal) -> CubeTensor
     output
 }
 
-/// The binding of a tensor: its own buffer at its offset, or the copy it was staged into.
+/// The binding of a tensor: its own buffer at its offset, or the copy made of it.
 fn binding<'a>(
     resource: &'a WgpuResource,
-    staged: Option<&'a wgpu::Buffer>,
+    copy: Option<&'a wgpu::Buffer>,
     size: u64,
 ) -> wgpu::BufferBinding<'a> {
-    let (buffer, offset) = match staged {
+    let (buffer, offset) = match copy {
         Some(buffer) => (buffer, 0),
         None => (&resource.buffer, resource.offset),
     };

@@ -431,7 +431,7 @@ fn empty_tensors_come_back_empty() {
 #[test]
 fn views_and_neighbouring_tensors_read_the_right_bytes() {
     // A slice of a bigger tensor, a transposed view, and many small tensors packed
-    // into shared buffers: each is staged, made contiguous or bound in place.
+    // into shared buffers: each is copied, made contiguous or bound in place.
     let mut rng = Rng(5);
     let base_data = values(DType::F32, &[8, 6, 5], &mut rng);
     let base = Tensor::<3>::from_data(base_data, options(DType::F32));

@@ -12,7 +12,7 @@
 #import shared/lengths
 
 // Invocations that share one length: 2, 4 or 8, a power of two that divides the
-// invocations of a row (`tuning::shared_lengths` in `src/tuning.rs`).
+// invocations of a row (`tuning::shared_lengths` in `src/tuning/`).
 override SHARED_BY: u32;
 
 // The invocation's place in its workgroup and its member in its subgroup, as the

@@ -12,7 +12,7 @@
 // Bytes per element: 1, 2, 4, 8 or 16.
 override ELEM_BYTES: u32;
 // Vectors of a row or run, or positions along the axis, each invocation takes
-// (`src/tuning.rs`): several on a CPU adapter, where an invocation's loop reuses
+// (`src/tuning/`): several on a CPU adapter, where an invocation's loop reuses
 // what it loaded, one or a few on a GPU.
 override STEPS: u32;
 

@@ -17,7 +17,7 @@ pub enum Walk {
     Pairs,
     /// As [`Walk::Pairs`], `runs` on a fixed grid walking the pair lane by lane
     /// (a CPU adapter's way, and a GPU's where walking run by run would start too
-    /// few invocations; `window::strategy::pair_walk`). A constant of its own, so that each
+    /// few invocations; `tuning::walks_lanes`). A constant of its own, so that each
     /// pipeline holds only the walk it runs.
     PairsByLane,
 }

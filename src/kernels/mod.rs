@@ -230,7 +230,7 @@ impl Plan {
         }
     }
 
-    /// Where `runs` could walk windowed pairs of `layout` (`window::strategy`):
+    /// Where `runs` could walk windowed pairs of `layout` (`tuning::walks_pairs`):
     /// its lanes (runs per position) and the invocations a walk run by run starts.
     pub(crate) fn pair_lanes(&self, layout: &Layout) -> Option<[u64; 2]> {
         let positions = layout.dims[layout.axis].size;

@@ -14,7 +14,6 @@ use crate::layout::Layout;
 use crate::params::Params;
 use crate::shaders::{Kernel, Storage};
 use crate::tuning::{self, Profile, Tuning};
-use crate::window::strategy::{pair_walk, PairWalk};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Plan {
@@ -44,10 +43,7 @@ pub(super) fn plan(layout: &Layout, element_bytes: u32, profile: &Profile) -> Op
     // A group of invocations interleaves the most steps where a run fills it, else
     // half as many; a run too short for that takes consecutive vectors, half the
     // most on a CPU, one on a GPU.
-    let alone = match profile.tuning {
-        Tuning::Cpu => (most / 2).min(vecs.next_power_of_two()),
-        Tuning::Gpu => 1,
-    };
+    let alone = tuning::runs_alone(profile.tuning, most, vecs);
     let (steps, interleave) = [most, most / 2]
         .into_iter()
         .find(|&steps| steps > 0 && vecs >= interleave * steps)
@@ -78,14 +74,14 @@ impl Plan {
     }
 
     /// The plan for a windowed pair of a piece of `positions` and an input window
-    /// (`window::strategy::pair_walk`): an invocation per vector group of one position's
+    /// (`tuning::walks_lanes`): an invocation per vector group of one position's
     /// runs, each walking them all, or a fixed grid striding over the runs the
     /// pair moves, lane by lane, in teams of `tuning::lane_walk_interleave`.
     pub(super) fn walking(self, positions: u32, tuning: Tuning) -> Plan {
         let lanes = self.lanes(positions);
         let by_run = self.by_run(positions);
-        match pair_walk(tuning, lanes, by_run) {
-            PairWalk::ByLane => {
+        match tuning::walks_lanes(tuning, lanes, by_run) {
+            true => {
                 let vecs = self.vector.vecs;
                 let interleave = tuning::lane_walk_interleave(tuning, self.interleave, vecs);
                 let per_row = vecs.div_ceil(self.steps * interleave) * interleave;
@@ -102,7 +98,7 @@ impl Plan {
                     ..self
                 }
             }
-            PairWalk::ByRun => Plan {
+            false => Plan {
                 invocations: by_run as u32,
                 walk: Walk::Pairs,
                 ..self

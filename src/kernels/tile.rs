@@ -13,7 +13,7 @@ use crate::divisor::Divisor;
 use crate::layout::Layout;
 use crate::params::Params;
 use crate::shaders::{Kernel, Storage, WORKGROUP_SIZE};
-use crate::tuning::{Profile, Tuning};
+use crate::tuning::{self, Profile};
 
 /// The tile's workgroup memory: 15 KiB of vectors and 1 KiB of lengths, within
 /// the 16 KiB every WebGPU device gives a workgroup.
@@ -33,13 +33,11 @@ pub(crate) struct Plan {
     pub(super) workgroups: u32,
 }
 
-/// `tile` on a GPU, past the positions `columns` holds, where a tile holds the
-/// axis at two vectors a position or more (32 bytes, a whole sector), or the whole
-/// of runs one vector wide; for elements narrower than 16 bytes (16-byte elements
-/// gather faster on an H200: docs/tuning.md).
+/// `tile` where the tuning takes it (`tuning::tiles`), past the positions
+/// `columns` holds, where a tile holds the axis at two vectors a position or more
+/// (32 bytes, a whole sector), or the whole of runs one vector wide.
 pub(super) fn plan(layout: &Layout, element_bytes: u32, profile: &Profile) -> Option<Plan> {
-    // A GPU's workgroup memory is fast, a CPU adapter's is not.
-    if profile.tuning != Tuning::Gpu || element_bytes >= 16 {
+    if !tuning::tiles(profile.tuning, element_bytes) {
         return None;
     }
     let vector = VectorLayout::of(layout, element_bytes, 16)?;

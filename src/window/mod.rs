@@ -14,7 +14,7 @@
 //! variant. When it does not (the axis spans more than a window), there are three
 //! ways, in this order of preference (`docs/windows.md` has their measurements):
 //!
-//! - Pairs (`runs` where the tuning walks it, `strategy::walks_pairs`, and `rows` for
+//! - Pairs (`runs` where the tuning walks it, `tuning::walks_pairs`, and `rows` for
 //!   lanes longer than a window): pieces of whole axis positions, each paired with
 //!   the input windows of whole positions it may read. In each pair, `runs` walks
 //!   the positions whose source that window holds, run by run or lane by lane;
@@ -49,7 +49,6 @@
 mod geometry;
 mod pairs;
 mod staged;
-pub(crate) mod strategy;
 #[cfg(test)]
 mod tests;
 
@@ -74,9 +73,9 @@ pub(crate) struct Window {
     pub(crate) size: u64,
 }
 
-/// A piece of the output and the windows its dispatch binds.
+/// One dispatch: a piece of the output and the windows it binds.
 #[derive(Clone, Debug)]
-pub(crate) struct Piece {
+pub(crate) struct Dispatch {
     /// The piece, with offsets relative to its origin in each tensor. When the piece
     /// holds a single position of an axis cut further out, the axis is its first
     /// dimension, of size 1.
@@ -134,7 +133,7 @@ pub(crate) struct Segments {
     pub(crate) pitch: u64,
 }
 
-/// Cuts the operator on `layout` into pieces, a dispatch each. `widths` are the bytes per
+/// Cuts the operator on `layout` into pieces, and those into dispatches. `widths` are the bytes per
 /// element of input, sequence lengths and output, `bytes` their tensors' sizes;
 /// `window` is the most bytes one binding may hold and `align` the storage offset
 /// alignment. One dispatch, binding every tensor whole, where they all fit.
@@ -148,12 +147,12 @@ pub(crate) fn split(
     align: u64,
     walk_pairs: impl FnOnce() -> bool,
     stage: bool,
-) -> Result<Vec<Piece>, Error> {
+) -> Result<Vec<Dispatch>, Error> {
     let window = window.min(MAX_WINDOW_BYTES) & !3;
     // A tensor without elements binds nothing, however far its lengths or strides
     // reach: one dispatch with no work, which `record` skips.
     if layout.element_count() == 0 || bytes.iter().all(|b| b.next_multiple_of(4) <= window) {
-        return Ok(vec![Piece {
+        return Ok(vec![Dispatch {
             layout: layout.clone(),
             windows: bytes.map(|b| Window {
                 offset: 0,
@@ -172,9 +171,9 @@ pub(crate) fn split(
     // Pieces whose sources fit one window; or, for a kernel that walks a piece's
     // positions, pieces of whole positions paired with input windows of whole
     // positions (each run moved once, by the pair whose window holds its source).
-    if let Ok(pieces) = &paired {
-        let whole = pieces.iter().all(|d| d.whole);
-        if whole || (pieces.iter().all(|d| d.by_position) && walk_pairs()) {
+    if let Ok(dispatches) = &paired {
+        let whole = dispatches.iter().all(|d| d.whole);
+        if whole || (dispatches.iter().all(|d| d.by_position) && walk_pairs()) {
             return paired;
         }
     }

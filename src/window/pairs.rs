@@ -4,7 +4,7 @@
 //! position's begin, else ranges of input offsets from the piece's origin.
 
 use super::geometry::{cut, extent, indices};
-use super::{Piece, Window, MAX_DISPATCHES};
+use super::{Dispatch, Window, MAX_DISPATCHES};
 use crate::error::{Error, TensorRole};
 use crate::layout::{Dim, Layout};
 
@@ -21,7 +21,7 @@ enum Sources {
 
 /// How the output is cut: the dimension `cut`, `group` of its positions a piece,
 /// every dimension inside it whole.
-struct Cutting {
+struct PairCut {
     cut: usize,
     group: u32,
     /// The piece cuts a lane contiguous in input and output: pieces and input
@@ -46,8 +46,8 @@ pub(super) fn pairs(
     bytes: [u64; 3],
     window: u64,
     align: u64,
-) -> Result<Vec<Piece>, Error> {
-    let c = Cutting::new(layout, widths, bytes[0], window, align)?;
+) -> Result<Vec<Dispatch>, Error> {
+    let c = PairCut::new(layout, widths, bytes[0], window, align)?;
     let dims = &layout.dims;
     let pieces: u64 = dims[..c.cut]
         .iter()
@@ -62,7 +62,7 @@ pub(super) fn pairs(
         let mut first = 0;
         while first < dims[c.cut].size {
             let size = c.group.min(dims[c.cut].size - first);
-            let piece = Outline::new(layout, &c, &index, first, size);
+            let piece = Piece::new(layout, &c, &index, first, size);
             piece.dispatch(&c, widths, window, &mut dispatches)?;
             first += size;
         }
@@ -77,14 +77,14 @@ fn too_many(dispatches: u64) -> Error {
     }
 }
 
-impl Cutting {
+impl PairCut {
     fn new(
         layout: &Layout,
         [in_width, len_width, out_width]: [u64; 3],
         in_bytes: u64,
         window: u64,
         align: u64,
-    ) -> Result<Cutting, Error> {
+    ) -> Result<PairCut, Error> {
         let align = align.max(16).next_power_of_two();
         let room = window.saturating_sub(align + 4);
         let (dims, axis) = (&layout.dims, layout.axis);
@@ -102,7 +102,7 @@ impl Cutting {
             true => group / vector * vector,
             false => group,
         };
-        Ok(Cutting {
+        Ok(PairCut {
             cut,
             group,
             lane,
@@ -129,7 +129,7 @@ impl Cutting {
 
 /// A piece before its input windows: positions `first..first + size` of the cut
 /// dimension at `index` of the dimensions outside it.
-struct Outline {
+struct Piece {
     layout: Layout,
     /// Elements from the start of each tensor to the piece's origin; the input's
     /// at axis position 0.
@@ -144,8 +144,8 @@ struct Outline {
     whole_axis: bool,
 }
 
-impl Outline {
-    fn new(layout: &Layout, c: &Cutting, index: &[u32], first: u32, size: u32) -> Outline {
+impl Piece {
+    fn new(layout: &Layout, c: &PairCut, index: &[u32], first: u32, size: u32) -> Piece {
         let (dims, axis, cut) = (&layout.dims, layout.axis, c.cut);
         let n = dims[axis].size;
         let at = |d: usize| if d == cut { first } else { index[d] };
@@ -182,7 +182,7 @@ impl Outline {
             })
             .sum::<u64>();
         let len_extent = extent(&piece, |d| d.lengths);
-        Outline {
+        Piece {
             layout: Layout {
                 axis: piece_axis,
                 dims: piece,
@@ -203,10 +203,10 @@ impl Outline {
     /// one per input window of whole positions or of offsets.
     fn dispatch(
         &self,
-        c: &Cutting,
+        c: &PairCut,
         widths: [u64; 3],
         window: u64,
-        out: &mut Vec<Piece>,
+        out: &mut Vec<Dispatch>,
     ) -> Result<(), Error> {
         let in_width = widths[0];
         let (input, shift) = c.region(self.origins[0], self.extents[0], in_width);
@@ -236,15 +236,15 @@ impl Outline {
     /// The dispatch of the piece with `input`, writing `sources`.
     fn with_input(
         &self,
-        c: &Cutting,
+        c: &PairCut,
         [_, len_width, out_width]: [u64; 3],
         input: Window,
         in_shift: u32,
         sources: Sources,
-    ) -> Piece {
+    ) -> Dispatch {
         let (lengths, len_shift) = c.region(self.origins[1], self.extents[1], len_width);
         let (output, out_shift) = c.region(self.origins[2], self.extents[2], out_width);
-        Piece {
+        Dispatch {
             layout: self.layout.clone(),
             windows: [input, lengths, output],
             shifts: [in_shift, len_shift, out_shift],
@@ -269,7 +269,7 @@ impl Outline {
     /// neither are skipped. Downwards: the window of a lane's first positions
     /// comes last, after the one that copies the vector its reversed bytes merge
     /// into.
-    fn position_windows(&self, c: &Cutting, widths: [u64; 3]) -> Vec<Piece> {
+    fn position_windows(&self, c: &PairCut, widths: [u64; 3]) -> Vec<Dispatch> {
         let in_width = widths[0];
         let in_axis = self.layout.dims[self.layout.axis].input;
         let n = self.n;
@@ -301,7 +301,7 @@ impl Outline {
 
     /// Input windows of `room` elements each; a source's offset from the piece's
     /// origin says which.
-    fn offset_windows(&self, c: &Cutting, widths: [u64; 3]) -> Vec<Piece> {
+    fn offset_windows(&self, c: &PairCut, widths: [u64; 3]) -> Vec<Dispatch> {
         let in_width = widths[0];
         let origin = self.origins[0];
         let chunk = c.room / in_width;

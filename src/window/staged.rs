@@ -4,7 +4,7 @@
 //! window of their own.
 
 use super::geometry::{extent, fits, indices};
-use super::{Piece, Segments, Staging, Window, MAX_DISPATCHES};
+use super::{Dispatch, Segments, Staging, Window, MAX_DISPATCHES};
 use crate::layout::{Dim, Layout};
 
 /// The staged pieces of `layout`. `None` where no cut exists or a segment is not
@@ -15,12 +15,12 @@ pub(super) fn staged(
     widths: [u64; 3],
     window: u64,
     align: u64,
-) -> Option<Vec<Piece>> {
+) -> Option<Vec<Dispatch>> {
     let align = align.max(16).next_power_of_two();
     let others: Vec<usize> = (0..layout.rank()).filter(|&d| d != layout.axis).collect();
     let (k, group) = (0..others.len())
         .find_map(|k| group(layout, &others, k, widths, window, align).map(|g| (k, g)))?;
-    let cutting = Cutting {
+    let cutting = StagedCut {
         layout,
         others,
         k,
@@ -35,7 +35,7 @@ pub(super) fn staged(
         let mut first = 0;
         while first < dims[cut].size {
             let size = group.min(dims[cut].size - first);
-            dispatches.push(cutting.piece(&index, first, size)?);
+            dispatches.push(cutting.dispatch(&index, first, size)?);
             if dispatches.len() > MAX_DISPATCHES {
                 return None;
             }
@@ -108,7 +108,7 @@ fn group(
 
 /// Where the layout is cut: `others` are its dimensions but the axis; pieces
 /// group positions of `others[k]`, fix those outside it and hold those inside.
-struct Cutting<'a> {
+struct StagedCut<'a> {
     layout: &'a Layout,
     others: Vec<usize>,
     k: usize,
@@ -116,11 +116,11 @@ struct Cutting<'a> {
     align: u64,
 }
 
-impl Cutting<'_> {
+impl StagedCut<'_> {
     /// The staged dispatch of positions `first..first + size` of the cut
     /// dimension at `index` of the fixed ones; `None` where its segments are not
     /// whole words or its output segments carry other bytes.
-    fn piece(&self, index: &[u32], first: u32, size: u32) -> Option<Piece> {
+    fn dispatch(&self, index: &[u32], first: u32, size: u32) -> Option<Dispatch> {
         let dims = &self.layout.dims;
         let [in_width, len_width, out_width] = self.widths;
         let n = dims[self.layout.axis].size;
@@ -148,7 +148,7 @@ impl Cutting<'_> {
             offset: 0,
             size: u64::from(n) * bytes,
         };
-        Some(Piece {
+        Some(Dispatch {
             layout: Layout {
                 axis: 0,
                 dims: piece,

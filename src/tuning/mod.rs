@@ -7,7 +7,12 @@
 //! invocation's prologue, and runs every memory access whose address differs by
 //! invocation as a loop over the group: there an invocation takes several vectors,
 //! reusing what it loaded, and moves them as 64-bit words where it can. The numbers
-//! behind each choice are in `docs/` (one file per kernel family).
+//! behind each choice are in `docs/` (one file per kernel family). The kernels and
+//! the windowing take these choices as data; none makes one of its own.
+
+mod pairs;
+
+pub(crate) use pairs::{walks_lanes, walks_pairs};
 
 /// What the plan tunes the vector kernels for: how much work one invocation takes.
 /// [`Gpu::from_wgpu`](crate::Gpu::from_wgpu) picks it from the adapter's device type;
@@ -124,6 +129,24 @@ pub(crate) fn rows_steps(
         Tuning::Cpu if vector_bytes == 16 && element_bytes >= 8 && packed => ROWS_PACKED_WIDE_STEPS,
         Tuning::Cpu => CPU_BYTES / vector_bytes,
     }
+}
+
+/// The vectors a `runs` invocation takes where a run of `vecs` vectors is too
+/// short to interleave over a group of invocations: half the most on a CPU
+/// (`most`, from [`runs_steps`]), up to the run; one on a GPU, whose neighbouring
+/// invocations then take neighbouring vectors.
+pub(crate) fn runs_alone(tuning: Tuning, most: u32, vecs: u32) -> u32 {
+    match tuning {
+        Tuning::Cpu => (most / 2).min(vecs.next_power_of_two()),
+        Tuning::Gpu => 1,
+    }
+}
+
+/// Whether `tile` may run, for elements of `element_bytes`: on a GPU, whose
+/// workgroup memory is fast (a CPU adapter's is not), for elements narrower than
+/// 16 bytes (16-byte elements gather faster on an H200: docs/tuning.md).
+pub(crate) fn tiles(tuning: Tuning, element_bytes: u32) -> bool {
+    tuning == Tuning::Gpu && element_bytes < 16
 }
 
 /// The most vectors a `runs` invocation takes, where a run fills
