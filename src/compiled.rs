@@ -1,17 +1,14 @@
 //! A validated, specialised operator, ready to record into a caller's encoder
-//! (`src/compile.rs` makes it).
+//! (`src/compile.rs` makes it, `src/encode.rs` records it).
 
-use crate::bindings;
 use crate::device_lock::Held;
 use crate::error::{Error, TensorRole};
 use crate::gpu::Gpu;
 use crate::kernels::PipelineKey;
 use crate::kernels::Variant;
+use crate::launch::Launch;
 use crate::operator::ReverseSubsequences;
 use crate::params::PARAMS_SIZE;
-#[cfg(not(target_arch = "wasm32"))]
-use crate::scope::{now_or_never, Scope};
-use crate::window::{Staging, Window};
 
 /// An operator compiled for one [`Gpu`]: its pipeline and its layout uniforms, made
 /// once. Recording it is cheap: a bind group and a dispatch per window of the
@@ -35,49 +32,6 @@ pub struct CompiledReverse {
     /// Where this plan stages: the plan without scratch, for buffers without
     /// copy usages.
     pub(crate) without_copies: Option<Box<CompiledReverse>>,
-}
-
-/// What `record` needs of one dispatch: its windows, workgroups and parts.
-#[derive(Debug)]
-pub(crate) struct Launch {
-    /// Input, sequence lengths and output windows, relative to the caller's bindings.
-    pub(crate) windows: [Window; 3],
-    pub(crate) workgroups: [u32; 2],
-    /// Workgroups with work: `workgroups` launch at least as many.
-    #[cfg(feature = "lab")]
-    pub(crate) groups: u32,
-    /// Where the input and output travel through the scratch buffers.
-    pub(crate) staging: Option<Staging>,
-    /// The dispatch in parts, for revseq's own bounded submissions
-    /// (`src/submission.rs`); empty where it runs whole.
-    pub(crate) parts: Vec<Part>,
-}
-
-/// A range of a dispatch's workgroups, run as a dispatch of its own.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Part {
-    pub(crate) first_group: u32,
-    pub(crate) workgroups: [u32; 2],
-    /// Its `Params` in the uniform buffer: a copy of the dispatch's with
-    /// `first_group`.
-    pub(crate) params: usize,
-    /// Output bytes its workgroups visit.
-    pub(crate) bytes: u64,
-}
-
-/// One command of a recorded operator.
-#[derive(Clone, Copy, Debug)]
-pub(crate) enum Command {
-    /// Copies a staged dispatch's input segments into scratch.
-    StageIn(usize),
-    /// Dispatches `workgroups` of launch `launch` with the `Params` at `params`.
-    Dispatch {
-        launch: usize,
-        params: usize,
-        workgroups: [u32; 2],
-    },
-    /// Copies a staged dispatch's output segments back.
-    StageOut(usize),
 }
 
 impl CompiledReverse {
@@ -256,7 +210,8 @@ impl CompiledReverse {
         self.encode(
             encoder,
             [&input, &sequence_lengths, &output],
-            &self.commands(false),
+            &self.commands(None),
+            None,
         )
     }
 
@@ -306,183 +261,6 @@ impl CompiledReverse {
         for (tensor, binding) in &bindings[..2] {
             if binding.buffer == output.buffer {
                 return Err(Error::OutputAliases { tensor: *tensor });
-            }
-        }
-        Ok(())
-    }
-
-    /// The operator's commands in order: each dispatch whole, or in its parts
-    /// where it has them and `in_parts`.
-    pub(crate) fn commands(&self, in_parts: bool) -> Vec<Command> {
-        let mut commands = Vec::new();
-        for (i, launch) in self.launches.iter().enumerate() {
-            if launch.workgroups[0] == 0 {
-                continue;
-            }
-            let staged = launch.staging.is_some() && self.scratch.is_some();
-            if staged {
-                commands.push(Command::StageIn(i));
-            }
-            match in_parts && !launch.parts.is_empty() {
-                true => commands.extend(launch.parts.iter().map(|part| Command::Dispatch {
-                    launch: i,
-                    params: part.params,
-                    workgroups: part.workgroups,
-                })),
-                false => commands.push(Command::Dispatch {
-                    launch: i,
-                    params: i,
-                    workgroups: launch.workgroups,
-                }),
-            }
-            if staged {
-                commands.push(Command::StageOut(i));
-            }
-        }
-        commands
-    }
-
-    /// Output bytes a command's workgroups visit.
-    pub(crate) fn command_bytes(&self, command: &Command) -> u64 {
-        match *command {
-            Command::Dispatch { launch, params, .. } => self.launches[launch]
-                .parts
-                .iter()
-                .find(|part| part.params == params)
-                .map_or(self.launches[launch].windows[2].size, |part| part.bytes),
-            Command::StageIn(_) | Command::StageOut(_) => 0,
-        }
-    }
-
-    /// A bind group for each `Dispatch` of `commands` on the caller's `bindings`:
-    /// what wgpu can still reject, made before anything is recorded, so that a
-    /// rejection leaves the caller's encoder untouched.
-    fn bind_groups(
-        &self,
-        bindings: [&wgpu::BufferBinding<'_>; 3],
-        commands: &[Command],
-    ) -> Result<Vec<Option<wgpu::BindGroup>>, Error> {
-        let device = self.gpu.device();
-        let bind_group = |launch: &Launch, params: usize| {
-            let window = |binding: usize| {
-                let w = launch.windows[binding];
-                // A staged dispatch's input and output windows are in scratch.
-                let (buffer, offset) = match (self.scratch.as_deref(), launch.staging, binding) {
-                    (Some(scratch), Some(_), 0 | 2) => (&scratch[binding / 2], 0),
-                    _ => (bindings[binding].buffer, bindings[binding].offset),
-                };
-                wgpu::BufferBinding {
-                    buffer,
-                    offset: offset + w.offset,
-                    size: wgpu::BufferSize::new(w.size),
-                }
-            };
-            bindings::bind_group(
-                device,
-                self.gpu.bind_group_layout(),
-                self.params_binding(params),
-                [window(0), window(1), window(2)],
-                None,
-            )
-        };
-        let make = || -> Vec<Option<wgpu::BindGroup>> {
-            commands
-                .iter()
-                .map(|command| match *command {
-                    Command::Dispatch { launch, params, .. } => {
-                        Some(bind_group(&self.launches[launch], params))
-                    }
-                    _ => None,
-                })
-                .collect()
-        };
-        #[cfg(not(target_arch = "wasm32"))]
-        let bind_groups = {
-            let scope = Scope::push(device);
-            let bind_groups = make();
-            // Native wgpu resolves a popped scope at once; one that did not would
-            // be wgpu's own error, so it counts as none rather than a wait.
-            let context = "binding the tensors";
-            if let Some(Err(error)) = now_or_never(scope.pop(context)) {
-                return Err(self.gpu.lost_or(error, context));
-            }
-            Ok(bind_groups)
-        };
-        #[cfg(target_arch = "wasm32")]
-        let bind_groups = Ok(make());
-        bind_groups
-    }
-
-    /// Records `commands` into `encoder` on the caller's `bindings` (input, lengths,
-    /// output), already checked.
-    pub(crate) fn encode(
-        &self,
-        encoder: &mut wgpu::CommandEncoder,
-        bindings: [&wgpu::BufferBinding<'_>; 3],
-        commands: &[Command],
-    ) -> Result<(), Error> {
-        let bind_groups = self.bind_groups(bindings, commands)?;
-        let [input, _, output] = bindings;
-        let begin = |encoder: &mut wgpu::CommandEncoder| {
-            let mut pass = encoder
-                .begin_compute_pass(&wgpu::ComputePassDescriptor {
-                    label: Some("revseq::reverse_subsequences"),
-                    timestamp_writes: None,
-                })
-                .forget_lifetime();
-            pass.set_pipeline(&self.pipeline);
-            pass
-        };
-        // In order: a windowed dispatch may merge into words an earlier one wrote.
-        // Dispatches share one compute pass; a staged one ends it for its copies.
-        let mut pass: Option<wgpu::ComputePass<'static>> = None;
-        for (command, bind_group) in commands.iter().zip(&bind_groups) {
-            match (*command, bind_group, self.scratch.as_deref()) {
-                (Command::Dispatch { workgroups, .. }, Some(bind_group), _) => {
-                    let pass = pass.get_or_insert_with(|| begin(encoder));
-                    pass.set_bind_group(0, bind_group, &[]);
-                    pass.dispatch_workgroups(workgroups[0], workgroups[1], 1);
-                }
-                (
-                    Command::StageIn(d) | Command::StageOut(d),
-                    _,
-                    Some([scratch_in, scratch_out]),
-                ) => {
-                    drop(pass.take());
-                    let Some(staging) = self.launches[d].staging else {
-                        continue;
-                    };
-                    // Segment p: at `origin + p * stride` in the caller's binding, at
-                    // `p * pitch` in scratch.
-                    let (from, to, segments) = match command {
-                        Command::StageIn(_) => {
-                            let s = staging.input;
-                            (
-                                (input.buffer, input.offset + s.origin, s.stride),
-                                (scratch_in, 0, s.pitch),
-                                s,
-                            )
-                        }
-                        _ => {
-                            let s = staging.output;
-                            (
-                                (scratch_out, 0, s.pitch),
-                                (output.buffer, output.offset + s.origin, s.stride),
-                                s,
-                            )
-                        }
-                    };
-                    for p in 0..u64::from(staging.positions) {
-                        encoder.copy_buffer_to_buffer(
-                            from.0,
-                            from.1 + p * from.2,
-                            to.0,
-                            to.1 + p * to.2,
-                            segments.bytes,
-                        );
-                    }
-                }
-                _ => {}
             }
         }
         Ok(())

@@ -30,6 +30,7 @@ mod compiled;
 mod device_lock;
 mod divisor;
 mod dtype;
+mod encode;
 mod entry;
 mod error;
 mod gpu;
@@ -37,12 +38,15 @@ mod gpu;
 // (`PipelineKey`, `Walk`, `Tuning`) and the laboratory's modules below.
 #[cfg_attr(not(feature = "lab"), allow(unreachable_pub))]
 mod kernels;
+mod launch;
 mod layout;
 mod lost;
 mod onnx;
 mod operator;
 mod params;
+mod parts;
 mod pipeline;
+mod plan;
 pub mod reference;
 mod run;
 mod scope;

@@ -27,8 +27,8 @@ pub(crate) struct Params {
     pub(crate) interleave: u32,
     pub(crate) touch: u32,
     pub(crate) lanes: u32,
-    /// The dispatch's first workgroup, where one dispatch runs in parts
-    /// (`src/submission.rs`): 0 for a dispatch in one part.
+    /// The dispatch's first workgroup, where `run` runs one dispatch in parts
+    /// (`src/parts.rs`): 0 for a dispatch in one part.
     pub(crate) first_group: u32,
     /// Workgroups with work, for `tile`, whose workgroups (not invocations) take
     /// the work; 0 elsewhere.

@@ -4,7 +4,9 @@
 
 use crate::compiled::CompiledReverse;
 use crate::device_lock::Held;
+use crate::encode::Command;
 use crate::error::{Error, TensorRole};
+use crate::parts::Parts;
 #[cfg(not(target_arch = "wasm32"))]
 use crate::scope::block_on;
 use crate::scope::Scope;
@@ -21,27 +23,26 @@ impl CompiledReverse {
     fn submit(
         &self,
         bindings: &[wgpu::BufferBinding<'_>; 3],
+        parts: Option<&Parts>,
         out: &wgpu::Buffer,
         readback: &wgpu::Buffer,
     ) -> Result<(), Error> {
         let device = self.gpu.device();
         let bound = self.gpu.submission_bytes();
-        let commands = self.commands(bound.is_some());
+        let commands = self.commands(parts);
+        let uniform = parts.and_then(|parts| parts.uniform.as_deref());
         let mut pacer = Pacer::new(bound);
         let mut rest = &commands[..];
         loop {
-            let count = pacer.take(rest.iter().map(|command| self.command_bytes(command)));
+            let count = pacer.take(rest.iter().map(Command::bytes));
             let (now, later) = rest.split_at(count);
             let mut encoder = device.create_command_encoder(&Default::default());
-            self.encode(
-                &mut encoder,
-                [&bindings[0], &bindings[1], &bindings[2]],
-                now,
-            )?;
+            let bindings = [&bindings[0], &bindings[1], &bindings[2]];
+            self.encode(&mut encoder, bindings, now, uniform)?;
             if later.is_empty() && bound.is_none() {
                 encoder.copy_buffer_to_buffer(out, 0, readback, 0, out.size());
             }
-            let bytes = now.iter().map(|command| self.command_bytes(command)).sum();
+            let bytes = now.iter().map(Command::bytes).sum();
             pacer.time(bytes, || self.gpu.submit([encoder.finish()]));
             rest = later;
             if rest.is_empty() {
@@ -168,44 +169,23 @@ impl CompiledReverse {
         if self.is_empty() {
             return Ok(());
         }
-        let [in_bytes, len_bytes, out_bytes] = self.bytes.map(|b| b as usize);
+        // Where submissions are bounded, dispatches past the bound run in parts.
+        let parts = match self.gpu.submission_bytes() {
+            Some(budget) => Some(self.parts(budget).await?),
+            None => None,
+        };
+        let out_bytes = self.bytes[2] as usize;
         let device = self.gpu.device();
-        let out_size = self.binding_size(TensorRole::Output);
         let context = "running reverse_subsequences";
         let scope = Scope::push(device);
-        let input = self.upload(
-            "revseq::input",
-            &input[..in_bytes],
-            self.buffer_usages(TensorRole::Input),
-        );
-        let lengths = self.upload(
-            "revseq::sequence_lengths",
-            &sequence_lengths[..len_bytes],
-            wgpu::BufferUsages::STORAGE,
-        );
-        // A dense output is overwritten whole, so its old bytes need not travel.
-        let out_usage = self.buffer_usages(TensorRole::Output) | wgpu::BufferUsages::COPY_SRC;
-        let out = match self.desc.output.is_dense() {
-            true => self.gpu.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("revseq::output"),
-                size: out_size,
-                usage: out_usage,
-                mapped_at_creation: false,
-            }),
-            false => self.upload("revseq::output", &output[..out_bytes], out_usage),
-        };
-        let readback = self.gpu.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("revseq::readback"),
-            size: out_size,
-            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
+        let [input, lengths, out, readback] = self.buffers(input, sequence_lengths, output);
         // `record`'s checks, on revseq's own buffers; then the commands, in as many
         // submissions as the adapter needs (`src/submission.rs`), the readback
         // in the last.
         let bindings = [&input, &lengths, &out].map(|b| b.as_entire_buffer_binding());
         let checked = self.check(&bindings[0], &bindings[1], &bindings[2]);
-        let submission = checked.and_then(|()| self.submit(&bindings, &out, &readback));
+        let submission =
+            checked.and_then(|()| self.submit(&bindings, parts.as_ref(), &out, &readback));
         let (sender, receiver) = signal::channel();
         if submission.is_ok() {
             self.gpu.device_lock().hold(|| {
@@ -233,5 +213,45 @@ impl CompiledReverse {
         // Only a device alive after the readback surely ran the work: a loss is
         // for good, and a mapping may complete on a device lost meanwhile.
         self.gpu.check_not_lost(context)
+    }
+
+    /// `run`'s buffers: the input, the lengths and the output (its bytes uploaded
+    /// only where the operator leaves some of them as they are), then the readback.
+    fn buffers(
+        &self,
+        input: &[u8],
+        sequence_lengths: &[u8],
+        output: &[u8],
+    ) -> [Held<wgpu::Buffer>; 4] {
+        let [in_bytes, len_bytes, out_bytes] = self.bytes.map(|b| b as usize);
+        let out_size = self.binding_size(TensorRole::Output);
+        let input = self.upload(
+            "revseq::input",
+            &input[..in_bytes],
+            self.buffer_usages(TensorRole::Input),
+        );
+        let lengths = self.upload(
+            "revseq::sequence_lengths",
+            &sequence_lengths[..len_bytes],
+            wgpu::BufferUsages::STORAGE,
+        );
+        // A dense output is overwritten whole, so its old bytes need not travel.
+        let out_usage = self.buffer_usages(TensorRole::Output) | wgpu::BufferUsages::COPY_SRC;
+        let out = match self.desc.output.is_dense() {
+            true => self.gpu.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("revseq::output"),
+                size: out_size,
+                usage: out_usage,
+                mapped_at_creation: false,
+            }),
+            false => self.upload("revseq::output", &output[..out_bytes], out_usage),
+        };
+        let readback = self.gpu.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("revseq::readback"),
+            size: out_size,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        [input, lengths, out, readback]
     }
 }

@@ -133,25 +133,32 @@ pub(crate) struct Segments {
     pub(crate) pitch: u64,
 }
 
-/// Cuts the operator on `layout` into pieces, and those into dispatches. `widths` are the bytes per
-/// element of input, sequence lengths and output, `bytes` their tensors' sizes;
-/// `window` is the most bytes one binding may hold and `align` the storage offset
-/// alignment. One dispatch, binding every tensor whole, where they all fit.
-/// Pieces of whole positions may pair with input windows where `walk_pairs`
-/// allows it (the kernel walks them), and stage through scratch where `stage` does.
+/// Whether every tensor, `bytes` long, fits one binding of `window` bytes, or the
+/// tensor has no elements: one dispatch binds them whole.
+pub(crate) fn fits_one_binding(layout: &Layout, bytes: [u64; 3], window: u64) -> bool {
+    let window = window.min(MAX_WINDOW_BYTES) & !3;
+    layout.element_count() == 0 || bytes.iter().all(|b| b.next_multiple_of(4) <= window)
+}
+
+/// Cuts the operator on `layout` into pieces, and those into dispatches. `widths`
+/// are the bytes per element of input, sequence lengths and output, `bytes` their
+/// tensors' sizes; `window` is the most bytes one binding may hold and `align` the
+/// storage offset alignment. One dispatch, binding every tensor whole, where they
+/// all fit ([`fits_one_binding`]). Pieces of whole positions may pair with input
+/// windows where `walk_pairs` (the kernel walks them), and stage through scratch
+/// where `stage`.
 pub(crate) fn split(
     layout: &Layout,
     widths: [u64; 3],
     bytes: [u64; 3],
     window: u64,
     align: u64,
-    walk_pairs: impl FnOnce() -> bool,
+    walk_pairs: bool,
     stage: bool,
 ) -> Result<Vec<Dispatch>, Error> {
-    let window = window.min(MAX_WINDOW_BYTES) & !3;
     // A tensor without elements binds nothing, however far its lengths or strides
     // reach: one dispatch with no work, which `record` skips.
-    if layout.element_count() == 0 || bytes.iter().all(|b| b.next_multiple_of(4) <= window) {
+    if fits_one_binding(layout, bytes, window) {
         return Ok(vec![Dispatch {
             layout: layout.clone(),
             windows: bytes.map(|b| Window {
@@ -167,13 +174,14 @@ pub(crate) fn split(
             staging: None,
         }]);
     }
+    let window = window.min(MAX_WINDOW_BYTES) & !3;
     let paired = pairs(layout, widths, bytes, window, align);
     // Pieces whose sources fit one window; or, for a kernel that walks a piece's
     // positions, pieces of whole positions paired with input windows of whole
     // positions (each run moved once, by the pair whose window holds its source).
     if let Ok(dispatches) = &paired {
         let whole = dispatches.iter().all(|d| d.whole);
-        if whole || (dispatches.iter().all(|d| d.by_position) && walk_pairs()) {
+        if whole || (walk_pairs && dispatches.iter().all(|d| d.by_position)) {
             return paired;
         }
     }

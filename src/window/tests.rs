@@ -27,7 +27,7 @@ fn a_tensor_that_fits_is_one_dispatch() {
         [400, 16, 400],
         1024,
         256,
-        || false,
+        false,
         true,
     )
     .unwrap();
@@ -51,7 +51,7 @@ fn rows_are_grouped_into_windows_that_hold_every_source() {
         [3000, 40, 3000],
         1024,
         256,
-        || false,
+        false,
         true,
     )
     .unwrap();
@@ -70,7 +70,7 @@ fn an_axis_longer_than_a_window_runs_in_pairs_of_windows() {
         [5000, 4, 5000],
         1024,
         256,
-        || false,
+        false,
         true,
     )
     .unwrap();
@@ -110,7 +110,7 @@ fn simulate_split(
         let stride = |d: &Dim| [d.input, d.lengths, d.output][t];
         (extent(dims, stride) + 1) * widths[t]
     });
-    let dispatches = split(layout, widths, bytes, window, 256, || walk, true).unwrap();
+    let dispatches = split(layout, widths, bytes, window, 256, walk, true).unwrap();
     let mut written = std::collections::HashMap::new();
     let mut writes = vec![0; dispatches.len()];
     for (d, writes) in dispatches.iter().zip(&mut writes) {
@@ -246,7 +246,7 @@ fn dispatch_count(layout: &Layout, widths: [u64; 3], window: u64) -> (usize, boo
         let stride = |d: &Dim| [d.input, d.lengths, d.output][t];
         (extent(&layout.dims, stride) + 1) * widths[t]
     });
-    let d = split(layout, widths, bytes, window, 256, || false, true).unwrap();
+    let d = split(layout, widths, bytes, window, 256, false, true).unwrap();
     (d.len(), d.iter().all(|d| d.staging.is_some()))
 }
 
@@ -329,7 +329,7 @@ fn simulate_lane_pairs(
         bytes,
         window,
         256,
-        || false,
+        false,
         true,
     )
     .unwrap();
@@ -444,7 +444,7 @@ fn tensors_past_4_gib_cut_into_windows_inside_their_buffers() {
     for axis in [0, 1] {
         let layout = layout(&[1 << 22, 1 << 12], axis);
         let bytes = [1 << 34, 4 << (if axis == 0 { 12 } else { 22 }), 1 << 34];
-        let d = split(&layout, [1, 4, 1], bytes, 128 << 20, 256, || false, true).unwrap();
+        let d = split(&layout, [1, 4, 1], bytes, 128 << 20, 256, false, true).unwrap();
         // Each piece once: its first input window; a staged piece's elements
         // are its output segments (its padding in scratch is never copied back).
         let output: u64 = d

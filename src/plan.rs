@@ -1,0 +1,301 @@
+//! The plan of a descriptor, on the host: its canonical layout, the dispatches it
+//! is cut into (`src/window/`), a kernel plan for each (`src/kernels/`) and the one
+//! pipeline key they run under. Nothing here touches the device.
+
+use crate::error::Error;
+use crate::gpu::Gpu;
+use crate::kernels::{PipelineKey, Plan, Walk};
+use crate::layout::Layout;
+use crate::operator::ReverseSubsequences;
+use crate::tuning::{self, Profile};
+use crate::window::{self, Dispatch};
+
+/// What a plan is made for: the device's tuning and features, its binding
+/// window, and the storage offset alignment.
+pub(crate) struct Target {
+    pub(crate) profile: Profile,
+    pub(crate) window: u64,
+    pub(crate) align: u64,
+}
+
+impl Target {
+    pub(crate) fn of(gpu: &Gpu, limits: &wgpu::Limits) -> Target {
+        Target {
+            profile: gpu.profile(),
+            window: gpu.max_binding(),
+            align: u64::from(limits.min_storage_buffer_offset_alignment),
+        }
+    }
+}
+
+/// Whether a plan may stage pieces through scratch buffers, which needs copy
+/// usages on the caller's buffers.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Scratch {
+    Allowed,
+    None,
+}
+
+/// A descriptor's plan: its canonical layout, its pieces, a plan per piece and
+/// the one pipeline key they run under.
+pub(crate) struct Planned {
+    pub(crate) layout: Layout,
+    pub(crate) dispatches: Vec<Dispatch>,
+    pub(crate) plans: Vec<Plan>,
+    pub(crate) key: PipelineKey,
+}
+
+/// Plans `desc` (validated, of tensors `bytes` long) for `target`, on the host.
+pub(crate) fn plan(
+    desc: &ReverseSubsequences,
+    bytes: [u64; 3],
+    target: &Target,
+    scratch: Scratch,
+) -> Result<Planned, Error> {
+    let layout = Layout::canonical(desc);
+    let dispatches = cut_into_windows(desc, &layout, bytes, target, scratch)?;
+    let (key, plans) = plan_dispatches(
+        desc,
+        &dispatches,
+        layout.dims[layout.axis].size,
+        &target.profile,
+    );
+    Ok(Planned {
+        layout,
+        dispatches,
+        plans,
+        key,
+    })
+}
+
+/// Each tensor's `min_size_in_bytes`, within the device's `max_buffer_size`.
+pub(crate) fn tensor_bytes(
+    desc: &ReverseSubsequences,
+    limits: &wgpu::Limits,
+) -> Result<[u64; 3], Error> {
+    let bytes = desc.tensors().map(|(_, t)| t.min_size_in_bytes());
+    for ((tensor, _), bytes) in desc.tensors().into_iter().zip(bytes) {
+        if bytes.next_multiple_of(4) > limits.max_buffer_size {
+            return Err(Error::TensorTooLarge {
+                tensor,
+                bytes,
+                limit: limits.max_buffer_size,
+                limit_name: "the device's max_buffer_size",
+            });
+        }
+    }
+    Ok(bytes)
+}
+
+/// The dispatches: one where every tensor fits a binding, else pieces of the
+/// output with the windows of each buffer they bind (`src/window/`).
+fn cut_into_windows(
+    desc: &ReverseSubsequences,
+    layout: &Layout,
+    bytes: [u64; 3],
+    target: &Target,
+    scratch: Scratch,
+) -> Result<Vec<Dispatch>, Error> {
+    let element_bytes = desc.input.data_type().size_in_bytes();
+    let length_bytes = desc.sequence_lengths.data_type().size_in_bytes();
+    let widths = [element_bytes, length_bytes, element_bytes].map(u64::from);
+    // `runs` walks pieces of whole positions against each input window, moving
+    // every run once and nothing else, where the tuning walks its lanes: no copies
+    // through scratch. Decided only where the tensor does not fit one binding.
+    let walk_pairs = !window::fits_one_binding(layout, bytes, target.window)
+        && Plan::new(layout, element_bytes, bytes[2], &target.profile)
+            .pair_lanes(layout)
+            .is_some_and(|lanes| {
+                tuning::walks_pairs(target.profile.tuning, lanes, bytes[2], target.window)
+            });
+    window::split(
+        layout,
+        widths,
+        bytes,
+        target.window,
+        target.align,
+        walk_pairs,
+        scratch == Scratch::Allowed,
+    )
+}
+
+/// A plan per piece, and the one pipeline key they all run under: the fast family
+/// where every piece can run it from a vector-aligned start under the same key,
+/// else the general kernels.
+fn plan_dispatches(
+    desc: &ReverseSubsequences,
+    dispatches: &[Dispatch],
+    axis_size: u32,
+    profile: &Profile,
+) -> (PipelineKey, Vec<Plan>) {
+    let element_bytes = desc.input.data_type().size_in_bytes();
+    let walk = dispatches.iter().any(|d| !d.whole && d.by_position);
+    let fast = |d: &Dispatch| fast_plan(d, element_bytes, axis_size, profile, walk);
+    let mut plans: Vec<Plan> = dispatches.iter().map_while(fast).collect();
+    // Pieces may differ in how many invocations of a row can share its length;
+    // the fewest suit them all (an invocation that holds a whole row shares with
+    // none).
+    let share = plans
+        .iter()
+        .map(|plan| plan.fields().share_lengths)
+        .min()
+        .unwrap_or(1);
+    let shared = |plan: &Plan, dispatch: &Dispatch| PipelineKey {
+        share_lengths: share,
+        ..key_of(desc, plan, dispatch)
+    };
+    let one_key = plans.len() == dispatches.len()
+        && plans
+            .iter()
+            .zip(dispatches)
+            .all(|(plan, dispatch)| shared(plan, dispatch) == shared(&plans[0], &dispatches[0]));
+    if one_key {
+        return (shared(&plans[0], &dispatches[0]), plans);
+    }
+    plans = dispatches
+        .iter()
+        .map(|d| Plan::general(&d.layout, element_bytes, d.windows[2].size, profile))
+        .collect();
+    (key_of(desc, &plans[0], &dispatches[0]), plans)
+}
+
+/// The fast family's plan for `dispatch`, where it can run it from a
+/// vector-aligned start: the whole axis in one window, or a windowed pair the
+/// plan walks. Where some piece walks pairs (`walk`), every piece walks its
+/// positions (a whole one over all of them), so that one pipeline runs them all.
+fn fast_plan(
+    dispatch: &Dispatch,
+    element_bytes: u32,
+    axis_size: u32,
+    profile: &Profile,
+    walk: bool,
+) -> Option<Plan> {
+    let plan = Plan::new(
+        &dispatch.layout,
+        element_bytes,
+        dispatch.windows[2].size,
+        profile,
+    );
+    let plan = match walk {
+        true => plan.walking_positions(&dispatch.layout, axis_size, element_bytes, profile)?,
+        false => plan,
+    };
+    let vector_bytes = u64::from(plan.fields().vector_bytes.max(1));
+    let aligned = |shift: u32| u64::from(shift) * u64::from(element_bytes) % vector_bytes == 0;
+    let pairs = dispatch.by_position && plan.fields().walk != Walk::None;
+    ((dispatch.whole || pairs) && aligned(dispatch.shifts[0]) && aligned(dispatch.shifts[2]))
+        .then_some(plan)
+}
+
+/// The pipeline key of `plan` on `dispatch`.
+fn key_of(desc: &ReverseSubsequences, plan: &Plan, dispatch: &Dispatch) -> PipelineKey {
+    let fields = plan.fields();
+    let lengths = desc.sequence_lengths.data_type();
+    PipelineKey {
+        variant: plan.variant(),
+        steps: fields.steps,
+        vector_bytes: fields.vector_bytes,
+        element_bytes: desc.input.data_type().size_in_bytes(),
+        rank: dispatch.layout.rank() as u32,
+        axis: dispatch.layout.axis as u32,
+        length_bytes: lengths.size_in_bytes(),
+        signed_lengths: lengths.is_signed_integer(),
+        access_bits: fields.access_bits,
+        share_lengths: fields.share_lengths,
+        walk: fields.walk,
+        wide_multiply: fields.wide_multiply,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dtype::DataType;
+    use crate::kernels::Variant;
+    use crate::tensor::TensorDesc;
+    use crate::tuning::Tuning;
+
+    /// A device of either tuning with 64-bit integers and subgroups, binding
+    /// 128 MiB at a time, as the benchmark's sweep does.
+    fn target(tuning: Tuning) -> Target {
+        Target {
+            profile: Profile {
+                tuning,
+                int64: true,
+                subgroup_size: if tuning == Tuning::Cpu { 8 } else { 32 },
+            },
+            window: 128 << 20,
+            align: 256,
+        }
+    }
+
+    /// `sizes` of `data_type` reversed along `axis`, a length per element of the
+    /// other dimensions (size-1 ones broadcast through stride 0).
+    fn per_element(data_type: DataType, sizes: &[u32], axis: usize) -> ReverseSubsequences {
+        let mut length_sizes = sizes.to_vec();
+        length_sizes[axis] = 1;
+        let mut strides = vec![0; sizes.len()];
+        let mut stride = 1;
+        for d in (0..sizes.len()).rev() {
+            if length_sizes[d] > 1 {
+                strides[d] = stride;
+                stride *= length_sizes[d];
+            }
+        }
+        ReverseSubsequences::new(
+            TensorDesc::new(data_type, sizes),
+            TensorDesc::new(DataType::Uint32, &length_sizes).with_strides(&strides),
+            TensorDesc::new(data_type, sizes),
+            axis as u32,
+        )
+    }
+
+    /// The sweep's per-element layouts (`outermost` `[64, n]`, `middle`
+    /// `[b, 64, n]`) near 2 GiB, with a leading or trailing size-1 dimension
+    /// and inner sizes that are whole words (buffer copies move words) but no
+    /// whole number of 16-byte vectors (odd, for 4-byte elements): every piece
+    /// stages and runs the fast variant, never the general kernel.
+    #[test]
+    fn staged_per_element_pieces_run_the_fast_variant_whatever_their_inner_size() {
+        // Axes `columns` holds (64 positions), and past them `gather`, or `tile`
+        // on a GPU (70).
+        for (tuning, t) in [(Tuning::Cpu, 64), (Tuning::Gpu, 64), (Tuning::Gpu, 70)] {
+            for data_type in [DataType::Uint8, DataType::Float16, DataType::Float32] {
+                let width = data_type.size_in_bytes();
+                let n = 2_000_000_000 / t / width / 16 * 16 + 4 / width;
+                for (sizes, axis) in [
+                    (vec![t, n], 0),
+                    (vec![1, t, n], 1),
+                    (vec![t, n, 1], 0),
+                    (vec![t, n - 16], 0),
+                    (vec![4, t, n / 4 / 16 * 16 + 4 / width], 1),
+                    (vec![1, 4, t, n / 4 / 16 * 16 + 12 / width], 2),
+                    (vec![4, t, n / 4 / 16 * 16 + 4 / width, 1], 1),
+                ] {
+                    let desc = per_element(data_type, &sizes, axis);
+                    desc.validate().unwrap();
+                    let bytes = desc.tensors().map(|(_, t)| t.min_size_in_bytes());
+                    let planned = plan(&desc, bytes, &target(tuning), Scratch::Allowed).unwrap();
+                    let expected = if t <= 64 {
+                        Variant::Columns
+                    } else {
+                        Variant::Tile
+                    };
+                    let variants: Vec<Variant> =
+                        planned.plans.iter().map(|p| p.variant()).collect();
+                    assert!(
+                        planned.dispatches.len() > 1
+                            && planned.dispatches.iter().all(|p| p.staging.is_some()),
+                        "{tuning:?} {data_type:?} {sizes:?}: {} dispatches, not all staged",
+                        planned.dispatches.len()
+                    );
+                    assert!(
+                        planned.key.variant == expected && variants.iter().all(|&v| v == expected),
+                        "{tuning:?} {data_type:?} {sizes:?}: {:?}, dispatches {variants:?}",
+                        planned.key.variant
+                    );
+                }
+            }
+        }
+    }
+}
