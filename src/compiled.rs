@@ -8,7 +8,6 @@ use crate::kernels::PipelineKey;
 use crate::kernels::Variant;
 use crate::launch::Launch;
 use crate::operator::ReverseSubsequences;
-use crate::params::PARAMS_SIZE;
 
 /// An operator compiled for one [`Gpu`]: its pipeline and its layout uniforms, made
 /// once. Recording it is cheap: a bind group and a dispatch per window of the
@@ -268,11 +267,7 @@ impl CompiledReverse {
 
     /// The layout uniform of dispatch `i`.
     pub(crate) fn params_binding(&self, i: usize) -> wgpu::BindingResource<'_> {
-        wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-            buffer: &self.params,
-            offset: i as u64 * self.params_stride,
-            size: wgpu::BufferSize::new(PARAMS_SIZE),
-        })
+        crate::launch::params_binding(&self.params, i, self.params_stride)
     }
 
     /// Whether no dispatch has work: a tensor without elements.

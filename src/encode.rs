@@ -5,8 +5,7 @@
 use crate::bindings;
 use crate::compiled::CompiledReverse;
 use crate::error::Error;
-use crate::launch::Launch;
-use crate::params::PARAMS_SIZE;
+use crate::launch::params_binding;
 use crate::parts::Parts;
 #[cfg(not(target_arch = "wasm32"))]
 use crate::scope::{now_or_never, Scope};
@@ -89,15 +88,13 @@ impl CompiledReverse {
         parts: Option<&wgpu::Buffer>,
     ) -> Result<Vec<Option<wgpu::BindGroup>>, Error> {
         let device = self.gpu.device();
-        let params = |launch: usize, part: Option<usize>| match (part, parts) {
-            (Some(part), Some(buffer)) => wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                buffer,
-                offset: part as u64 * self.params_stride,
-                size: wgpu::BufferSize::new(PARAMS_SIZE),
-            }),
-            _ => self.params_binding(launch),
-        };
-        let bind_group = |launch: &Launch, params: wgpu::BindingResource<'_>| {
+        let bind_group = |i: usize, part: Option<usize>| {
+            let launch = &self.launches[i];
+            // A part's `Params` lie in the parts' uniform, a whole dispatch's in its own.
+            let params = match part.zip(parts) {
+                Some((part, uniform)) => params_binding(uniform, part, self.params_stride),
+                None => self.params_binding(i),
+            };
             let window = |binding: usize| {
                 let w = launch.windows[binding];
                 // A staged dispatch's input and output windows are in scratch.
@@ -123,9 +120,7 @@ impl CompiledReverse {
             commands
                 .iter()
                 .map(|command| match *command {
-                    Command::Dispatch { launch, part, .. } => {
-                        Some(bind_group(&self.launches[launch], params(launch, part)))
-                    }
+                    Command::Dispatch { launch, part, .. } => Some(bind_group(launch, part)),
                     _ => None,
                 })
                 .collect()

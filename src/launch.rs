@@ -98,6 +98,19 @@ pub(crate) async fn uniform(
     buffer.and_then(|buffer| buffer)
 }
 
+/// The `Params` at index `i` of `uniform`, `stride` bytes apart.
+pub(crate) fn params_binding(
+    uniform: &wgpu::Buffer,
+    i: usize,
+    stride: u64,
+) -> wgpu::BindingResource<'_> {
+    wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+        buffer: uniform,
+        offset: i as u64 * stride,
+        size: wgpu::BufferSize::new(PARAMS_SIZE),
+    })
+}
+
 /// Bytes from one dispatch's `Params` to the next in the uniform buffer.
 pub(crate) fn params_stride(limits: &wgpu::Limits) -> u64 {
     PARAMS_SIZE.next_multiple_of(u64::from(limits.min_uniform_buffer_offset_alignment))
