@@ -43,7 +43,8 @@ use windows::{sweep, windowed_rows};
 
 fn main() {
     let args = args();
-    let bench = Bench::new();
+    let mut bench = Bench::new();
+    bench.storage_only = args.storage_only;
     let info = bench.gpu.adapter_info();
     println!(
         "adapter: {} ({:?}, {:?}, {} {})",

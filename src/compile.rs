@@ -1,15 +1,18 @@
 //! [`Gpu::compile`](crate::Gpu::compile): a descriptor, validated, becomes a
-//! [`CompiledReverse`]: its plan (`src/plan.rs`), then on the device its pipeline,
-//! its layout uniform (`src/launch.rs`) and any scratch buffers. Everything here runs
+//! [`CompiledReverse`]: its plan (`src/plan.rs`), then on the device its pipeline
+//! (and the staging copy's, where it stages), its layout uniform
+//! (`src/launch.rs`) and any scratch buffers. Everything here runs
 //! once per descriptor; `record` then only binds and dispatches.
 
 use crate::compiled::CompiledReverse;
 use crate::device_lock::Held;
 use crate::error::Error;
 use crate::gpu::Gpu;
+use crate::kernels::copy::Copying;
 use crate::launch::{into_launches, params_stride, uniform};
 use crate::operator::ReverseSubsequences;
-use crate::plan::{plan, tensor_bytes, Planned, Scratch, Target};
+use crate::pipeline::Built;
+use crate::plan::{plan, tensor_bytes, Planned, Target};
 use crate::scope::capture;
 use crate::window::Dispatch;
 
@@ -21,40 +24,24 @@ pub(crate) async fn compile(
     let limits = gpu.device().limits();
     let bytes = tensor_bytes(desc, &limits)?;
     let target = Target::of(gpu, &limits);
-    let planned = plan(desc, bytes, &target, Scratch::Allowed)?;
-    // A staged plan needs copy usages on the caller's buffers; `record` takes the
-    // plan without scratch where they lack them, if there is one.
-    let without_copies = match planned.dispatches.iter().any(|p| p.staging.is_some()) {
-        true => match plan(desc, bytes, &target, Scratch::None) {
-            Ok(unstaged) => Some(Box::new(
-                assemble(gpu, desc, bytes, &limits, unstaged, None).await?,
-            )),
-            Err(_) => None,
-        },
-        false => None,
-    };
-    assemble(gpu, desc, bytes, &limits, planned, without_copies).await
-}
-
-/// The device's side of a plan: dispatches, their uniforms, the pipeline and
-/// the scratch buffers.
-async fn assemble(
-    gpu: &Gpu,
-    desc: &ReverseSubsequences,
-    bytes: [u64; 3],
-    limits: &wgpu::Limits,
-    planned: Planned,
-    without_copies: Option<Box<CompiledReverse>>,
-) -> Result<CompiledReverse, Error> {
+    let planned = plan(desc, bytes, &target)?;
     let Planned {
         layout,
         dispatches,
         plans,
         key,
     } = planned;
-    let launches = into_launches(&plans, &dispatches, &layout, limits, bytes[2])?;
-    let pipeline = Held::new(gpu.device_lock(), gpu.pipeline(key).await?);
+    let copying = Copying::of(&dispatches, &target.profile);
+    let launches = into_launches(&plans, &dispatches, &layout, &limits, copying, bytes[2])?;
+    let pipeline = Held::new(gpu.device_lock(), gpu.pipeline(Built::Operator(key)).await?);
     let scratch = scratch_buffers(gpu, &dispatches).await?;
+    let copy = match scratch.is_some() {
+        true => Some(Held::new(
+            gpu.device_lock(),
+            gpu.pipeline(Built::Copy(copying)).await?,
+        )),
+        false => None,
+    };
     // Last: it is where a lost device shows (`launch::uniform`).
     let params = launches.iter().map(|launch| launch.params);
     let context = "creating the layout uniform";
@@ -64,13 +51,13 @@ async fn assemble(
         desc: desc.clone(),
         key,
         pipeline,
+        copy,
         params,
-        params_stride: params_stride(limits),
+        params_stride: params_stride(&limits),
         launches,
         offset_alignment: u64::from(limits.min_storage_buffer_offset_alignment),
         bytes,
         scratch,
-        without_copies,
     })
 }
 
@@ -95,6 +82,7 @@ async fn scratch_buffers(
         device.create_buffer(&wgpu::BufferDescriptor {
             label: Some(label),
             size,
+            // Copy usages for the buffer copies of `tuning::copies_by_buffer`.
             usage: wgpu::BufferUsages::STORAGE
                 | wgpu::BufferUsages::COPY_SRC
                 | wgpu::BufferUsages::COPY_DST,

@@ -18,6 +18,8 @@ pub struct CompiledReverse {
     pub(crate) desc: ReverseSubsequences,
     pub(crate) key: PipelineKey,
     pub(crate) pipeline: Held<wgpu::ComputePipeline>,
+    /// The staging copy's pipeline, where the plan stages.
+    pub(crate) copy: Option<Held<wgpu::ComputePipeline>>,
     /// One `Params` per dispatch, `params_stride` bytes apart.
     pub(crate) params: Held<wgpu::Buffer>,
     pub(crate) params_stride: u64,
@@ -28,9 +30,6 @@ pub struct CompiledReverse {
     pub(crate) bytes: [u64; 3],
     /// Input and output scratch buffers, for staged dispatches.
     pub(crate) scratch: Option<Held<[wgpu::Buffer; 2]>>,
-    /// Where this plan stages: the plan without scratch, for buffers without
-    /// copy usages.
-    pub(crate) without_copies: Option<Box<CompiledReverse>>,
 }
 
 impl CompiledReverse {
@@ -72,28 +71,18 @@ impl CompiledReverse {
     }
 
     /// Dispatches `record` records: one where every tensor fits one storage
-    /// binding, more where a tensor is windowed.
+    /// binding, more where a tensor is windowed (a staged piece's copies
+    /// included).
     pub fn dispatch_count(&self) -> usize {
         self.launches.len()
     }
 
-    /// The usages each tensor's buffer needs for this plan: `STORAGE`, and where
-    /// pieces of a tensor past one binding run staged (the reversed axis spanning
-    /// more than a window, see `docs/windows.md`), `COPY_SRC` on the input and
-    /// `COPY_DST` on the output, through which they travel to and from scratch
-    /// buffers. Buffers with `STORAGE` alone still work: `record` then takes the
-    /// slower plan [`without_copies`](Self::without_copies). The copy usages buy
-    /// the fast path.
-    pub fn buffer_usages(&self, tensor: TensorRole) -> wgpu::BufferUsages {
-        let copy = match tensor {
-            TensorRole::Input => wgpu::BufferUsages::COPY_SRC,
-            TensorRole::SequenceLengths => wgpu::BufferUsages::empty(),
-            TensorRole::Output => wgpu::BufferUsages::COPY_DST,
-        };
-        match self.scratch.is_some() {
-            true => wgpu::BufferUsages::STORAGE | copy,
-            false => wgpu::BufferUsages::STORAGE,
-        }
+    /// Of [`dispatch_count`](Self::dispatch_count), the staging copy's: where
+    /// pieces stage, each copies its segments in and out, a dispatch per window
+    /// of the caller's buffer they span.
+    #[cfg(feature = "lab")]
+    pub fn staging_copies(&self) -> usize {
+        self.launches.iter().filter(|l| l.copy.is_some()).count()
     }
 
     /// Bytes of scratch memory the operator owns: none where every piece reads
@@ -106,17 +95,6 @@ impl CompiledReverse {
             .flatten()
             .map(|buffer| buffer.size())
             .sum()
-    }
-
-    /// The plan [`record`](Self::record) takes where the caller's input lacks
-    /// `COPY_SRC` or output lacks `COPY_DST`, which this one's staged pieces
-    /// need ([`buffer_usages`](Self::buffer_usages)): pairs of windows, each
-    /// dispatch writing the elements whose sources its input window holds, with
-    /// no scratch and more dispatches (`docs/windows.md`). `None` where this plan
-    /// needs no copies, or where no plan without them exists (one that would take
-    /// more than 65,536 dispatches).
-    pub fn without_copies(&self) -> Option<&CompiledReverse> {
-        self.without_copies.as_deref()
     }
 
     /// Bytes each binding must hold: the tensor's minimum size rounded up to 4.
@@ -135,11 +113,9 @@ impl CompiledReverse {
     /// its `max_buffer_size`). Where the reversed axis spans more than a window,
     /// some layouts run staged: each piece's input is copied into the operator's
     /// own scratch buffers, reversed there, and copied back
-    /// ([`scratch_bytes`](Self::scratch_bytes)), which needs the
-    /// [`buffer_usages`](Self::buffer_usages) `COPY_SRC` on the input and `COPY_DST`
-    /// on the output; buffers without them run the plan
-    /// [`without_copies`](Self::without_copies), slower but as exact. Copies and
-    /// dispatches all go into `encoder`, in order.
+    /// ([`scratch_bytes`](Self::scratch_bytes)), by a copy kernel, so that every
+    /// buffer needs `STORAGE` alone. Every dispatch goes into `encoder`, in order,
+    /// in one compute pass.
     ///
     /// Every rule wgpu checks when binding the tensors is checked here first, so a
     /// live buffer of this device gets an [`Error`] from this call, not from wgpu.
@@ -193,24 +169,19 @@ impl CompiledReverse {
         sequence_lengths: wgpu::BufferBinding<'_>,
         output: wgpu::BufferBinding<'_>,
     ) -> Result<(), Error> {
-        if let Some(unstaged) = &self.without_copies {
-            let copies = input.buffer.usage().contains(wgpu::BufferUsages::COPY_SRC)
-                && output.buffer.usage().contains(wgpu::BufferUsages::COPY_DST);
-            if !copies {
-                return unstaged.record(encoder, input, sequence_lengths, output);
-            }
-        }
         self.check(&input, &sequence_lengths, &output)?;
         if self.is_empty() {
             return Ok(());
         }
         // wgpu records into an encoder of a lost device without a word.
         self.gpu.check_not_lost("recording the operator")?;
+        let by_buffer = self.copies_by_buffer(input.buffer, output.buffer);
         self.encode(
             encoder,
             [&input, &sequence_lengths, &output],
             &self.commands(None),
             None,
+            by_buffer,
         )
     }
 
@@ -230,7 +201,7 @@ impl CompiledReverse {
         let alignment = self.offset_alignment;
         for (tensor, binding) in bindings {
             let usage = binding.buffer.usage();
-            let required = self.buffer_usages(tensor);
+            let required = wgpu::BufferUsages::STORAGE;
             if !usage.contains(required) {
                 return Err(Error::BindingUsage {
                     tensor,

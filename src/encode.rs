@@ -1,42 +1,27 @@
 //! How a compiled operator goes into an encoder: its commands in order (each
-//! dispatch whole or in parts, a staged one between its copies), a bind group for
-//! each dispatch on the caller's bindings, and the compute passes and copies.
+//! dispatch whole or in parts, a staged piece's between the copies of its
+//! segments), a bind group for each on the caller's bindings and the scratch
+//! buffers, and the compute passes and buffer copies.
 
 use crate::bindings;
 use crate::compiled::CompiledReverse;
 use crate::error::Error;
-use crate::launch::params_binding;
+use crate::kernels::copy::Direction;
+use crate::launch::{params_binding, Bound, Copy};
 use crate::parts::Parts;
 #[cfg(not(target_arch = "wasm32"))]
 use crate::scope::{now_or_never, Scope};
-use crate::window::Staging;
+use crate::tuning;
 
-/// One command of a recorded operator.
+/// One dispatch of a recorded operator: `workgroups` of launch `launch`, which
+/// visit `bytes` of output, with the launch's `Params`, or where `part` is some,
+/// with the `Params` at that index of the parts' uniform.
 #[derive(Clone, Copy, Debug)]
-pub(crate) enum Command {
-    /// Copies a staged dispatch's input segments into scratch.
-    StageIn(usize),
-    /// Dispatches `workgroups` of launch `launch`, which visit `bytes` of output,
-    /// with the launch's `Params`, or where `part` is some, with the `Params` at
-    /// that index of the parts' uniform.
-    Dispatch {
-        launch: usize,
-        part: Option<usize>,
-        workgroups: [u32; 2],
-        bytes: u64,
-    },
-    /// Copies a staged dispatch's output segments back.
-    StageOut(usize),
-}
-
-impl Command {
-    /// Output bytes its workgroups visit.
-    pub(crate) fn bytes(&self) -> u64 {
-        match *self {
-            Command::Dispatch { bytes, .. } => bytes,
-            Command::StageIn(_) | Command::StageOut(_) => 0,
-        }
-    }
+pub(crate) struct Command {
+    pub(crate) launch: usize,
+    pub(crate) part: Option<usize>,
+    pub(crate) workgroups: [u32; 2],
+    pub(crate) bytes: u64,
 }
 
 impl CompiledReverse {
@@ -49,12 +34,8 @@ impl CompiledReverse {
             if launch.workgroups[0] == 0 {
                 continue;
             }
-            let staged = launch.staging.is_some() && self.scratch.is_some();
-            if staged {
-                commands.push(Command::StageIn(i));
-            }
             match parts.map_or(&[][..], |parts| &parts.of[i][..]) {
-                [] => commands.push(Command::Dispatch {
+                [] => commands.push(Command {
                     launch: i,
                     part: None,
                     workgroups: launch.workgroups,
@@ -62,7 +43,7 @@ impl CompiledReverse {
                 }),
                 of => commands.extend(of.iter().map(|part| {
                     next_part += 1;
-                    Command::Dispatch {
+                    Command {
                         launch: i,
                         part: Some(next_part - 1),
                         workgroups: part.workgroups,
@@ -70,36 +51,47 @@ impl CompiledReverse {
                     }
                 })),
             }
-            if staged {
-                commands.push(Command::StageOut(i));
-            }
         }
         commands
     }
 
-    /// A bind group for each `Dispatch` of `commands` on the caller's `bindings`
-    /// (and its part's `Params` in `parts`, where it is a part):
-    /// what wgpu can still reject, made before anything is recorded, so that a
-    /// rejection leaves the caller's encoder untouched.
+    /// Whether `record` on these buffers copies staged segments with buffer
+    /// copies rather than the copy kernel: where the adapter gains by it and
+    /// the input has `COPY_SRC` and the output `COPY_DST`.
+    pub(crate) fn copies_by_buffer(&self, input: &wgpu::Buffer, output: &wgpu::Buffer) -> bool {
+        tuning::copies_by_buffer(self.gpu.profile().tuning)
+            && input.usage().contains(wgpu::BufferUsages::COPY_SRC)
+            && output.usage().contains(wgpu::BufferUsages::COPY_DST)
+    }
+
+    /// A bind group for each of `commands` that dispatches on the caller's
+    /// `bindings` (and its part's `Params` in `parts`, where it is a part), none
+    /// for the copies made `by_buffer`: what wgpu can still reject, made before
+    /// anything is recorded, so that a rejection leaves the caller's encoder
+    /// untouched.
     fn bind_groups(
         &self,
         bindings: [&wgpu::BufferBinding<'_>; 3],
         commands: &[Command],
         parts: Option<&wgpu::Buffer>,
+        by_buffer: bool,
     ) -> Result<Vec<Option<wgpu::BindGroup>>, Error> {
         let device = self.gpu.device();
-        let bind_group = |i: usize, part: Option<usize>| {
-            let launch = &self.launches[i];
+        let bind_group = |command: &Command| {
+            let launch = &self.launches[command.launch];
+            if by_buffer && launch.copy.is_some() {
+                return None;
+            }
             // A part's `Params` lie in the parts' uniform, a whole dispatch's in its own.
-            let params = match part.zip(parts) {
+            let params = match command.part.zip(parts) {
                 Some((part, uniform)) => params_binding(uniform, part, self.params_stride),
-                None => self.params_binding(i),
+                None => self.params_binding(command.launch),
             };
             let window = |binding: usize| {
                 let w = launch.windows[binding];
-                // A staged dispatch's input and output windows are in scratch.
-                let (buffer, offset) = match (self.scratch.as_deref(), launch.staging, binding) {
-                    (Some(scratch), Some(_), 0 | 2) => (&scratch[binding / 2], 0),
+                let (buffer, offset) = match (launch.buffers[binding], self.scratch.as_deref()) {
+                    (Bound::ScratchInput, Some(scratch)) => (&scratch[0], 0),
+                    (Bound::ScratchOutput, Some(scratch)) => (&scratch[1], 0),
                     _ => (bindings[binding].buffer, bindings[binding].offset),
                 };
                 wgpu::BufferBinding {
@@ -108,23 +100,15 @@ impl CompiledReverse {
                     size: wgpu::BufferSize::new(w.size),
                 }
             };
-            bindings::bind_group(
+            Some(bindings::bind_group(
                 device,
                 self.gpu.bind_group_layout(),
                 params,
                 [window(0), window(1), window(2)],
                 None,
-            )
+            ))
         };
-        let make = || -> Vec<Option<wgpu::BindGroup>> {
-            commands
-                .iter()
-                .map(|command| match *command {
-                    Command::Dispatch { launch, part, .. } => Some(bind_group(launch, part)),
-                    _ => None,
-                })
-                .collect()
-        };
+        let make = || commands.iter().map(bind_group).collect::<Vec<_>>();
         #[cfg(not(target_arch = "wasm32"))]
         let bind_groups = {
             let scope = Scope::push(device);
@@ -144,84 +128,89 @@ impl CompiledReverse {
 
     /// Records `commands` into `encoder` on the caller's `bindings` (input, lengths,
     /// output), already checked, with the parts' uniform `parts` where they have
-    /// parts.
+    /// parts, and staged segments copied `by_buffer` or by the copy kernel.
     pub(crate) fn encode(
         &self,
         encoder: &mut wgpu::CommandEncoder,
         bindings: [&wgpu::BufferBinding<'_>; 3],
         commands: &[Command],
         parts: Option<&wgpu::Buffer>,
+        by_buffer: bool,
     ) -> Result<(), Error> {
-        let bind_groups = self.bind_groups(bindings, commands, parts)?;
-        let [input, _, output] = bindings;
-        let begin = |encoder: &mut wgpu::CommandEncoder| {
-            let mut pass = encoder
-                .begin_compute_pass(&wgpu::ComputePassDescriptor {
-                    label: Some("revseq::reverse_subsequences"),
-                    timestamp_writes: None,
-                })
-                .forget_lifetime();
-            pass.set_pipeline(&self.pipeline);
-            pass
-        };
-        // In order: a windowed dispatch may merge into words an earlier one wrote.
-        // Dispatches share one compute pass; a staged one ends it for its copies.
+        let bind_groups = self.bind_groups(bindings, commands, parts, by_buffer)?;
+        // In order: a windowed dispatch may merge into words an earlier one
+        // wrote, and a staged piece reads what its copies wrote. Dispatches share
+        // a compute pass; buffer copies end it.
         let mut pass: Option<wgpu::ComputePass<'static>> = None;
+        let mut copying = None;
         for (command, bind_group) in commands.iter().zip(&bind_groups) {
-            match (*command, bind_group, self.scratch.as_deref()) {
-                (Command::Dispatch { workgroups, .. }, Some(bind_group), _) => {
-                    let pass = pass.get_or_insert_with(|| begin(encoder));
-                    pass.set_bind_group(0, bind_group, &[]);
-                    pass.dispatch_workgroups(workgroups[0], workgroups[1], 1);
-                }
-                (Command::StageIn(d) | Command::StageOut(d), _, Some(scratch)) => {
-                    drop(pass.take());
-                    if let Some(staging) = self.launches[d].staging {
-                        copy_segments(encoder, command, &staging, [input, output], scratch);
+            let launch = &self.launches[command.launch];
+            match (bind_group, launch.copy, self.scratch.as_deref()) {
+                (Some(bind_group), copy, _) => {
+                    let pass = pass.get_or_insert_with(|| {
+                        copying = None;
+                        self.begin(encoder)
+                    });
+                    if copying != Some(copy.is_some()) {
+                        let pipeline = match (copy, self.copy.as_deref()) {
+                            (Some(_), Some(pipeline)) => pipeline,
+                            _ => &*self.pipeline,
+                        };
+                        pass.set_pipeline(pipeline);
+                        copying = Some(copy.is_some());
                     }
+                    pass.set_bind_group(0, bind_group, &[]);
+                    pass.dispatch_workgroups(command.workgroups[0], command.workgroups[1], 1);
+                }
+                (None, Some(copy), Some(scratch)) => {
+                    drop(pass.take());
+                    let [input, _, output] = bindings;
+                    copy_segments(encoder, &copy, [input, output], scratch);
                 }
                 _ => {}
             }
         }
         Ok(())
     }
+
+    fn begin(&self, encoder: &mut wgpu::CommandEncoder) -> wgpu::ComputePass<'static> {
+        encoder
+            .begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("revseq::reverse_subsequences"),
+                timestamp_writes: None,
+            })
+            .forget_lifetime()
+    }
 }
 
-/// The copies of a staged dispatch's `StageIn` or `StageOut` `command`: segment
-/// p lies at `origin + p * stride` in the caller's binding (`bindings`: input,
-/// output) and at `p * pitch` in the scratch buffer (`scratch`: input, output).
+/// A batch's segments as buffer copies, one a segment: segment p lies at
+/// `origin + p * stride` in the caller's binding (`bindings`: input, output) and
+/// at `p * pitch` in the scratch buffer (`scratch`: input, output).
 fn copy_segments(
     encoder: &mut wgpu::CommandEncoder,
-    command: &Command,
-    staging: &Staging,
+    copy: &Copy,
     [input, output]: [&wgpu::BufferBinding<'_>; 2],
     [scratch_in, scratch_out]: &[wgpu::Buffer; 2],
 ) {
-    let (from, to, segments) = match command {
-        Command::StageIn(_) => {
-            let s = staging.input;
-            (
-                (input.buffer, input.offset + s.origin, s.stride),
-                (scratch_in, 0, s.pitch),
-                s,
-            )
+    let s = copy.segments;
+    for p in copy.batch.first..copy.batch.first + copy.batch.count {
+        let p = u64::from(p);
+        let caller = s.origin + p * s.stride;
+        match copy.direction {
+            Direction::In => encoder.copy_buffer_to_buffer(
+                input.buffer,
+                input.offset + caller,
+                scratch_in,
+                p * s.pitch,
+                s.bytes,
+            ),
+            Direction::Out => encoder.copy_buffer_to_buffer(
+                scratch_out,
+                p * s.pitch,
+                output.buffer,
+                output.offset + caller,
+                s.bytes,
+            ),
         }
-        _ => {
-            let s = staging.output;
-            (
-                (scratch_out, 0, s.pitch),
-                (output.buffer, output.offset + s.origin, s.stride),
-                s,
-            )
-        }
-    };
-    for p in 0..u64::from(staging.positions) {
-        encoder.copy_buffer_to_buffer(
-            from.0,
-            from.1 + p * from.2,
-            to.0,
-            to.1 + p * to.2,
-            segments.bytes,
-        );
     }
 }

@@ -190,9 +190,7 @@ pub enum Error {
         /// Bytes the binding holds.
         actual: u64,
     },
-    /// A bound buffer lacks a usage the operator needs: `STORAGE` always, and
-    /// `COPY_SRC` (input) or `COPY_DST` (output) where it runs staged
-    /// ([`CompiledReverse::buffer_usages`](crate::CompiledReverse::buffer_usages)).
+    /// A bound buffer lacks `STORAGE`, the one usage the operator needs.
     #[error("{tensor}: buffer usage {usage:?} must include {required:?}")]
     BindingUsage {
         /// The tensor.

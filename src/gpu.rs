@@ -291,10 +291,10 @@ impl Gpu {
         &self.inner.objects.bind_group_layout
     }
 
-    /// The pipeline of `key`, from the cache or built now.
+    /// The pipeline `key` names, from the cache or built now.
     pub(crate) async fn pipeline(
         &self,
-        key: crate::kernels::PipelineKey,
+        key: crate::pipeline::Built,
     ) -> Result<wgpu::ComputePipeline, Error> {
         let objects = &self.inner.objects;
         objects

@@ -4,27 +4,50 @@
 use crate::device_lock::Held;
 use crate::error::{Error, TensorRole};
 use crate::gpu::Gpu;
+use crate::kernels::copy::{self, Copying, Direction};
 use crate::kernels::Plan;
 use crate::layout::Layout;
 use crate::params::{Params, PARAMS_SIZE};
 use crate::scope::capture;
-use crate::window::{Dispatch, Staging, Window};
+use crate::shaders::WORKGROUP_SIZE;
+use crate::window::{Batch, Dispatch, Segments, Staging, Window};
+
+/// A staged piece's copy of a batch of its segments between the caller's
+/// buffer and scratch: a dispatch of the copy kernel (`src/kernels/copy.rs`), or
+/// where the adapter copies buffers faster and the caller's buffers allow it, a
+/// buffer copy per segment (`tuning::copies_by_buffer`).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Copy {
+    pub(crate) direction: Direction,
+    pub(crate) segments: Segments,
+    pub(crate) batch: Batch,
+}
+
+/// The buffer a launch binds for a tensor: the caller's, or a scratch buffer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Bound {
+    Caller,
+    ScratchInput,
+    ScratchOutput,
+}
 
 /// What `record` needs of one dispatch.
 #[derive(Debug)]
 pub(crate) struct Launch {
-    /// Input, sequence lengths and output windows, relative to the caller's bindings.
+    /// The copy it runs, where it is a staged piece's copy, not the operator.
+    pub(crate) copy: Option<Copy>,
+    /// Input, sequence lengths and output windows, of the buffers in `buffers`.
     pub(crate) windows: [Window; 3],
+    pub(crate) buffers: [Bound; 3],
     pub(crate) workgroups: [u32; 2],
     /// Workgroups with work: `workgroups` launch at least as many.
     pub(crate) groups: u32,
-    /// Where the input and output travel through the scratch buffers.
-    pub(crate) staging: Option<Staging>,
     /// Its layout uniform.
     pub(crate) params: Params,
 }
 
-/// Each dispatch's bindings, workgroups and `Params` (over an axis of `layout`'s):
+/// Each dispatch's bindings, workgroups and `Params` (over an axis of `layout`'s),
+/// a staged one's between the copies of its segments into and out of scratch:
 /// more workgroups than the device allows in one dimension fold into y, with as
 /// few idle as the fold allows.
 pub(crate) fn into_launches(
@@ -32,38 +55,105 @@ pub(crate) fn into_launches(
     dispatches: &[Dispatch],
     layout: &Layout,
     limits: &wgpu::Limits,
+    copying: Copying,
     output_bytes: u64,
 ) -> Result<Vec<Launch>, Error> {
     let max = limits.max_compute_workgroups_per_dimension.max(1);
+    let fold = |groups: u32| folded(groups, max, output_bytes);
     let axis_size = layout.dims[layout.axis].size;
-    plans
-        .iter()
-        .zip(dispatches)
-        .map(|(plan, dispatch)| {
-            let groups = plan.workgroups();
-            // Unreachable on adapters that meet WebGPU's 65,535 groups per
-            // dimension, but an adapter below that gets an error, not a short
-            // dispatch.
-            let workgroups = fold(groups, max).ok_or_else(|| {
-                let per_group = output_bytes / u64::from(groups);
-                Error::TensorTooLarge {
-                    tensor: TensorRole::Output,
-                    bytes: output_bytes,
-                    limit: u64::from(max).pow(2) * per_group,
-                    limit_name: "the device's max_compute_workgroups_per_dimension squared",
-                }
-            })?;
-            let mut params = Params::for_dispatch(dispatch, axis_size);
-            plan.write(&mut params);
+    let mut launches = Vec::new();
+    for (plan, dispatch) in plans.iter().zip(dispatches) {
+        let groups = plan.workgroups();
+        let mut params = Params::for_dispatch(dispatch, axis_size);
+        plan.write(&mut params);
+        let operator = |buffers| -> Result<Launch, Error> {
             Ok(Launch {
+                copy: None,
                 windows: dispatch.windows,
-                workgroups,
+                buffers,
+                workgroups: fold(groups)?,
                 groups,
-                staging: dispatch.staging,
                 params,
             })
+        };
+        let Some(staging) = &dispatch.staging else {
+            launches.push(operator([Bound::Caller; 3])?);
+            continue;
+        };
+        let copies = |direction| copies(dispatch, staging, direction, copying, &fold, output_bytes);
+        launches.extend(copies(Direction::In)?);
+        launches.push(operator([
+            Bound::ScratchInput,
+            Bound::Caller,
+            Bound::ScratchOutput,
+        ])?);
+        launches.extend(copies(Direction::Out)?);
+    }
+    Ok(launches)
+}
+
+/// `groups` folded (see [`fold`]): an adapter below WebGPU's 65,535 groups per
+/// dimension gets an error, not a short dispatch.
+fn folded(groups: u32, max: u32, output_bytes: u64) -> Result<[u32; 2], Error> {
+    fold(groups, max).ok_or_else(|| {
+        let per_group = output_bytes / u64::from(groups);
+        Error::TensorTooLarge {
+            tensor: TensorRole::Output,
+            bytes: output_bytes,
+            limit: u64::from(max).pow(2) * per_group,
+            limit_name: "the device's max_compute_workgroups_per_dimension squared",
+        }
+    })
+}
+
+/// The copies of a staged `dispatch`'s segments in `direction`, one a batch.
+fn copies(
+    dispatch: &Dispatch,
+    staging: &Staging,
+    direction: Direction,
+    copying: Copying,
+    fold: &dyn Fn(u32) -> Result<[u32; 2], Error>,
+    output_bytes: u64,
+) -> Result<Vec<Launch>, Error> {
+    let [input, lengths, output] = dispatch.windows;
+    let (segments, batches) = match direction {
+        Direction::In => (&staging.input, &staging.batches[0]),
+        Direction::Out => (&staging.output, &staging.batches[1]),
+    };
+    let too_many = Error::TensorTooLarge {
+        tensor: TensorRole::Output,
+        bytes: output_bytes,
+        limit: u64::from(u32::MAX),
+        limit_name: "the invocations one staging copy counts in a u32",
+    };
+    let launch = |batch: &Batch| {
+        let (params, invocations) =
+            copy::params(batch, segments, direction, copying).ok_or_else(|| too_many.clone())?;
+        let groups = invocations.div_ceil(WORKGROUP_SIZE);
+        let (windows, buffers) = match direction {
+            Direction::In => (
+                [batch.window, lengths, input],
+                [Bound::Caller, Bound::Caller, Bound::ScratchInput],
+            ),
+            Direction::Out => (
+                [output, lengths, batch.window],
+                [Bound::ScratchOutput, Bound::Caller, Bound::Caller],
+            ),
+        };
+        Ok(Launch {
+            copy: Some(Copy {
+                direction,
+                segments: *segments,
+                batch: *batch,
+            }),
+            windows,
+            buffers,
+            workgroups: fold(groups)?,
+            groups,
+            params,
         })
-        .collect()
+    };
+    batches.iter().map(launch).collect()
 }
 
 /// `groups` workgroups as x and y, each at most `max`: y = ceil(groups / max)

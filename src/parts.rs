@@ -9,6 +9,7 @@ use crate::device_lock::Held;
 use crate::error::Error;
 use crate::launch::{uniform, Launch};
 use crate::params::Params;
+use crate::tuning;
 
 /// A range of a dispatch's workgroups, run as a dispatch of its own.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -55,7 +56,17 @@ impl CompiledReverse {
     pub(crate) async fn parts(&self, budget: u64) -> Result<Parts, Error> {
         let limits = self.gpu.device().limits();
         let max = limits.max_compute_workgroups_per_dimension.max(1);
-        let of: Vec<Vec<Part>> = self.launches.iter().map(|l| cut(l, budget, max)).collect();
+        // `run`'s buffers have copy usages: where the tuning copies staged
+        // segments by buffer, a copy launch is buffer copies, never in parts.
+        let by_buffer = tuning::copies_by_buffer(self.gpu.profile().tuning);
+        let of: Vec<Vec<Part>> = self
+            .launches
+            .iter()
+            .map(|l| match by_buffer && l.copy.is_some() {
+                true => Vec::new(),
+                false => cut(l, budget, max),
+            })
+            .collect();
         let params: Vec<Params> = self
             .launches
             .iter()
@@ -81,17 +92,19 @@ impl CompiledReverse {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::launch::Bound;
     use crate::window::Window;
 
     fn launch(groups: u32, output_bytes: u64) -> Launch {
         Launch {
+            copy: None,
             windows: [Window {
                 offset: 0,
                 size: output_bytes,
             }; 3],
+            buffers: [Bound::Caller; 3],
             workgroups: [groups, 1],
             groups,
-            staging: None,
             params: bytemuck::Zeroable::zeroed(),
         }
     }

@@ -1,14 +1,39 @@
-//! The pipeline cache: one compute pipeline per [`PipelineKey`], built once, shared
-//! by every clone of a [`Gpu`](crate::Gpu) and safe to use from many threads.
+//! The pipeline cache: one compute pipeline per [`PipelineKey`], and the staging
+//! copy's per tuning, built once, shared by every clone of a [`Gpu`](crate::Gpu)
+//! and safe to use from many threads.
 
 use std::collections::HashMap;
 use std::sync::{PoisonError, RwLock};
 
 use crate::device_lock::DeviceLock;
 use crate::error::Error;
+use crate::kernels::copy::Copying;
 use crate::kernels::PipelineKey;
 use crate::scope::Scope;
 use crate::shaders::{Kernel, Source};
+
+/// A pipeline the cache builds: an operator's, or the staging copy's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Built {
+    Operator(PipelineKey),
+    Copy(Copying),
+}
+
+impl Built {
+    fn source(&self) -> Source {
+        match self {
+            Built::Operator(key) => key.source(),
+            Built::Copy(copying) => copying.source(),
+        }
+    }
+
+    fn constants(&self) -> Vec<(&'static str, f64)> {
+        match self {
+            Built::Operator(key) => key.constants(),
+            Built::Copy(copying) => copying.constants(),
+        }
+    }
+}
 
 #[derive(Default)]
 pub(crate) struct PipelineCache {
@@ -18,7 +43,7 @@ pub(crate) struct PipelineCache {
 #[derive(Default)]
 struct State {
     modules: HashMap<Source, wgpu::ShaderModule>,
-    pipelines: HashMap<PipelineKey, wgpu::ComputePipeline>,
+    pipelines: HashMap<Built, wgpu::ComputePipeline>,
 }
 
 impl PipelineCache {
@@ -27,7 +52,7 @@ impl PipelineCache {
         state.pipelines.len()
     }
 
-    fn cached(&self, key: PipelineKey) -> Option<wgpu::ComputePipeline> {
+    fn cached(&self, key: Built) -> Option<wgpu::ComputePipeline> {
         let state = self.state.read().unwrap_or_else(PoisonError::into_inner);
         state.pipelines.get(&key).cloned()
     }
@@ -37,7 +62,7 @@ impl PipelineCache {
         device: &wgpu::Device,
         lock: &DeviceLock,
         layout: &wgpu::PipelineLayout,
-        key: PipelineKey,
+        key: Built,
     ) -> Result<wgpu::ComputePipeline, Error> {
         if let Some(pipeline) = self.cached(key) {
             return Ok(pipeline);

@@ -28,14 +28,6 @@ impl Target {
     }
 }
 
-/// Whether a plan may stage pieces through scratch buffers, which needs copy
-/// usages on the caller's buffers.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Scratch {
-    Allowed,
-    None,
-}
-
 /// A descriptor's plan: its canonical layout, its pieces, a plan per piece and
 /// the one pipeline key they run under.
 pub(crate) struct Planned {
@@ -50,10 +42,9 @@ pub(crate) fn plan(
     desc: &ReverseSubsequences,
     bytes: [u64; 3],
     target: &Target,
-    scratch: Scratch,
 ) -> Result<Planned, Error> {
     let layout = Layout::canonical(desc);
-    let dispatches = cut_into_windows(desc, &layout, bytes, target, scratch)?;
+    let dispatches = cut_into_windows(desc, &layout, bytes, target)?;
     let (key, plans) = plan_dispatches(
         desc,
         &dispatches,
@@ -94,7 +85,6 @@ fn cut_into_windows(
     layout: &Layout,
     bytes: [u64; 3],
     target: &Target,
-    scratch: Scratch,
 ) -> Result<Vec<Dispatch>, Error> {
     let element_bytes = desc.input.data_type().size_in_bytes();
     let length_bytes = desc.sequence_lengths.data_type().size_in_bytes();
@@ -115,7 +105,6 @@ fn cut_into_windows(
         target.window,
         target.align,
         walk_pairs,
-        scratch == Scratch::Allowed,
     )
 }
 
@@ -275,7 +264,7 @@ mod tests {
                     let desc = per_element(data_type, &sizes, axis);
                     desc.validate().unwrap();
                     let bytes = desc.tensors().map(|(_, t)| t.min_size_in_bytes());
-                    let planned = plan(&desc, bytes, &target(tuning), Scratch::Allowed).unwrap();
+                    let planned = plan(&desc, bytes, &target(tuning)).unwrap();
                     let expected = if t <= 64 {
                         Variant::Columns
                     } else {

@@ -4,7 +4,6 @@
 
 use crate::compiled::CompiledReverse;
 use crate::device_lock::Held;
-use crate::encode::Command;
 use crate::error::{Error, TensorRole};
 use crate::parts::Parts;
 #[cfg(not(target_arch = "wasm32"))]
@@ -32,17 +31,18 @@ impl CompiledReverse {
         let commands = self.commands(parts);
         let uniform = parts.and_then(|parts| parts.uniform.as_deref());
         let mut pacer = Pacer::new(bound);
+        let by_buffer = self.copies_by_buffer(bindings[0].buffer, bindings[2].buffer);
         let mut rest = &commands[..];
         loop {
-            let count = pacer.take(rest.iter().map(Command::bytes));
+            let count = pacer.take(rest.iter().map(|command| command.bytes));
             let (now, later) = rest.split_at(count);
             let mut encoder = device.create_command_encoder(&Default::default());
             let bindings = [&bindings[0], &bindings[1], &bindings[2]];
-            self.encode(&mut encoder, bindings, now, uniform)?;
+            self.encode(&mut encoder, bindings, now, uniform, by_buffer)?;
             if later.is_empty() && bound.is_none() {
                 encoder.copy_buffer_to_buffer(out, 0, readback, 0, out.size());
             }
-            let bytes = now.iter().map(Command::bytes).sum();
+            let bytes = now.iter().map(|command| command.bytes).sum();
             pacer.time(bytes, || self.gpu.submit([encoder.finish()]));
             rest = later;
             if rest.is_empty() {
@@ -228,7 +228,7 @@ impl CompiledReverse {
         let input = self.upload(
             "revseq::input",
             &input[..in_bytes],
-            self.buffer_usages(TensorRole::Input),
+            wgpu::BufferUsages::COPY_SRC,
         );
         let lengths = self.upload(
             "revseq::sequence_lengths",
@@ -236,7 +236,10 @@ impl CompiledReverse {
             wgpu::BufferUsages::STORAGE,
         );
         // A dense output is overwritten whole, so its old bytes need not travel.
-        let out_usage = self.buffer_usages(TensorRole::Output) | wgpu::BufferUsages::COPY_SRC;
+        // Copy usages on both: a staged piece's buffer copies (`tuning::copies_by_buffer`).
+        let out_usage = wgpu::BufferUsages::STORAGE
+            | wgpu::BufferUsages::COPY_SRC
+            | wgpu::BufferUsages::COPY_DST;
         let out = match self.desc.output.is_dense() {
             true => self.gpu.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("revseq::output"),

@@ -135,7 +135,7 @@ impl Pacer {
         let budget = bytes;
         let mut total = 0;
         let mut count = 0;
-        // Commands without work (staging copies) ride along with their neighbours.
+        // Commands without bytes ride along with their neighbours.
         for command in command_bytes {
             if command > 0 && total > 0 && total + command > budget {
                 break;

@@ -15,6 +15,7 @@ use crate::compiled::CompiledReverse;
 use crate::device_lock::Held;
 use crate::error::{Error, TensorRole};
 use crate::gpu::Gpu;
+use crate::launch::Bound;
 use crate::params::PARAMS_SIZE;
 use crate::pipeline::compute_pipeline;
 use crate::scope::{block_on, Scope};
@@ -45,7 +46,11 @@ impl CompiledReverse {
     pub fn trace(&self, input: &[u8], lengths: &[u8], every: u32) -> Result<Trace, Error> {
         self.desc
             .check_host_slices([input.len(), lengths.len(), self.bytes[2] as usize])?;
-        let staged = self.launches.iter().filter(|d| d.staging.is_some()).count();
+        let staged = self
+            .launches
+            .iter()
+            .filter(|d| d.buffers[0] != Bound::Caller)
+            .count();
         if staged > 0 {
             return Err(Error::TraceStaged { staged });
         }

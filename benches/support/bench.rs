@@ -18,6 +18,9 @@ pub(crate) struct Bench {
     pub(crate) copy_layout: wgpu::BindGroupLayout,
     /// Every copy-kernel candidate, and its pipeline.
     pub(crate) copy_kernels: Vec<(CopyKernel, wgpu::ComputePipeline)>,
+    /// `--storage-only`: the operator's tensors without copy usages (the output
+    /// `COPY_SRC` alone, to read it back).
+    pub(crate) storage_only: bool,
 }
 
 /// Without a login session's `XDG_RUNTIME_DIR` (a container, a CI runner), Mesa's
@@ -54,18 +57,25 @@ impl Bench {
             timestamps,
             copy_layout,
             copy_kernels,
+            storage_only: false,
         }
     }
 
     pub(crate) fn storage(&self, contents: &[u8]) -> wgpu::Buffer {
+        self.buffer(
+            contents,
+            wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
+        )
+    }
+
+    /// A storage buffer of `usage` besides, holding `contents`.
+    pub(crate) fn buffer(&self, contents: &[u8], usage: wgpu::BufferUsages) -> wgpu::Buffer {
         self.gpu
             .device()
             .create_buffer_init(&wgpu::util::BufferInitDescriptor {
                 label: Some("bench"),
                 contents,
-                usage: wgpu::BufferUsages::STORAGE
-                    | wgpu::BufferUsages::COPY_SRC
-                    | wgpu::BufferUsages::COPY_DST,
+                usage: wgpu::BufferUsages::STORAGE | usage,
             })
     }
 

@@ -12,6 +12,10 @@ pub(crate) struct Args {
     pub(crate) sweep: bool,
     /// `--largest-mib`: the sweep's largest tensor, where less than the adapter's.
     pub(crate) largest_mib: Option<u64>,
+    /// `--largest-only`: the sweep times each layout at its largest size alone.
+    pub(crate) largest_only: bool,
+    /// `--storage-only`: see `Bench::storage_only`.
+    pub(crate) storage_only: bool,
     pub(crate) gpu_model: bool,
     pub(crate) layouts: Vec<String>,
     pub(crate) widths: Vec<u32>,
@@ -38,6 +42,8 @@ pub(crate) fn args() -> Args {
         json: None,
         sweep: false,
         largest_mib: None,
+        largest_only: false,
+        storage_only: false,
         gpu_model: false,
         layouts: Vec::new(),
         widths: Vec::new(),
@@ -56,6 +62,8 @@ pub(crate) fn args() -> Args {
                 args.largest_mib = it.next().and_then(|v| v.parse().ok());
                 assert!(args.largest_mib.is_some(), "--largest-mib N");
             }
+            "--largest-only" => args.largest_only = true,
+            "--storage-only" => args.storage_only = true,
             "--gpu-model" => args.gpu_model = true,
             "--layout" => args.layouts.push(it.next().expect("--layout NAME")),
             "--width" => args.widths.push(

@@ -44,10 +44,18 @@ impl Bench {
     pub(crate) fn prepare(&self, desc: &ReverseSubsequences) -> Prepared {
         let (input_bytes, length_bytes) = host_tensors(desc);
         let out_size = desc.output.min_size_in_bytes();
+        let output = vec![0; out_size.next_multiple_of(4) as usize];
+        let [input, output] = match self.storage_only {
+            true => [
+                self.buffer(&input_bytes, wgpu::BufferUsages::empty()),
+                self.buffer(&output, wgpu::BufferUsages::COPY_SRC),
+            ],
+            false => [self.storage(&input_bytes), self.storage(&output)],
+        };
         Prepared {
-            input: self.storage(&input_bytes),
+            input,
             lengths: self.storage(&length_bytes),
-            output: self.storage(&vec![0; out_size.next_multiple_of(4) as usize]),
+            output,
             input_bytes,
             length_bytes,
         }
@@ -81,7 +89,14 @@ impl Bench {
             .gpu
             .device()
             .create_command_encoder(&Default::default());
-        encoder.clear_buffer(&tensors.output, 0, None);
+        // `--storage-only` outputs, which cannot be cleared, start zeroed.
+        if tensors
+            .output
+            .usage()
+            .contains(wgpu::BufferUsages::COPY_DST)
+        {
+            encoder.clear_buffer(&tensors.output, 0, None);
+        }
         op(&mut encoder);
         self.gpu.queue().submit([encoder.finish()]);
         let actual = self.read_back(&tensors.output);

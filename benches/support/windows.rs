@@ -91,6 +91,9 @@ pub(crate) fn sweep(bench: &Bench, args: &Args) -> bool {
         if sizes.last() != Some(&(largest >> 20 << 20)) {
             sizes.push(largest >> 20 << 20);
         }
+        if args.largest_only {
+            sizes.drain(..sizes.len() - 1);
+        }
         all_verified &= sweep_rows(bench, layout, &sizes, args.seconds);
     }
     // The others at the largest size whose every buffer the adapter takes (the

@@ -16,8 +16,9 @@ use crate::tuning::{self, Profile, COLUMN_ROWS};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Plan {
     pub(super) vector: VectorLayout,
-    /// Rows a column holds.
-    pub(super) rows: u32,
+    /// Axis positions a column holds in registers: the axis rounded up to 8,
+    /// 16, 32 or 64.
+    pub(super) held: u32,
     pub(super) access_bits: u32,
     pub(super) invocations: u32,
 }
@@ -34,17 +35,17 @@ pub(super) fn plan(layout: &Layout, element_bytes: u32, profile: &Profile) -> Op
     let vector = VectorLayout::of(layout, element_bytes, 16)?;
     Some(Plan {
         vector,
-        rows: n.next_power_of_two().max(8),
+        held: n.next_power_of_two().max(8),
         access_bits: tuning::access_bits(profile, access_sizes(element_bytes, 16)),
         // One invocation per column: a vector of a run and the whole axis.
-        invocations: (vector.rows / u64::from(n) * u64::from(vector.vecs)) as u32,
+        invocations: (vector.lines / u64::from(n) * u64::from(vector.vecs)) as u32,
     })
 }
 
 impl Family for Plan {
     fn fields(&self) -> Fields {
         Fields {
-            steps: self.rows,
+            steps: self.held,
             vector_bytes: 16,
             access_bits: self.access_bits,
             share_lengths: 1,

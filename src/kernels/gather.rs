@@ -43,7 +43,7 @@ pub(super) fn plan(layout: &Layout, element_bytes: u32, profile: &Profile) -> Op
     let bands = vector.vecs.div_ceil(GATHER_BAND_VECS);
     let band = vector.vecs.div_ceil(bands);
     // The axis is one of the dimensions `rows` counts: a column per run and band.
-    let columns = vector.rows / u64::from(n) * u64::from(bands * band);
+    let columns = vector.lines / u64::from(n) * u64::from(bands * band);
     Some(Plan {
         vector,
         steps,

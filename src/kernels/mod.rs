@@ -16,6 +16,7 @@ macro_rules! wgsl {
 }
 
 mod columns;
+pub(crate) mod copy;
 mod gather;
 mod general;
 mod key;

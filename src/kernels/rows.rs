@@ -54,7 +54,7 @@ pub(super) fn plan(layout: &Layout, element_bytes: u32, profile: &Profile) -> Op
         per_row,
         access_bits,
         share_lengths: tuning::shared_lengths(profile, per_row, element_bytes, access_bits),
-        invocations: (vector.rows * u64::from(per_row)) as u32,
+        invocations: (vector.lines * u64::from(per_row)) as u32,
         pairs: false,
     })
 }

@@ -55,7 +55,7 @@ pub(super) fn plan(layout: &Layout, element_bytes: u32, profile: &Profile) -> Op
         interleave,
         per_row,
         access_bits: tuning::access_bits(profile, vectors_in_64(element_bytes, vector.bytes)),
-        invocations: (vector.rows * u64::from(per_row)) as u32,
+        invocations: (vector.lines * u64::from(per_row)) as u32,
         walk: Walk::None,
         lanes: 0,
     })
@@ -64,7 +64,7 @@ pub(super) fn plan(layout: &Layout, element_bytes: u32, profile: &Profile) -> Op
 impl Plan {
     /// Runs of one of the `positions` along the axis: a lane.
     pub(super) fn lanes(&self, positions: u32) -> u64 {
-        self.vector.rows / u64::from(positions.max(1))
+        self.vector.lines / u64::from(positions.max(1))
     }
 
     /// Invocations of a pair of a piece of `positions` walked run by run: one per
@@ -85,7 +85,7 @@ impl Plan {
                 let vecs = self.vector.vecs;
                 let interleave = tuning::lane_walk_interleave(tuning, self.interleave, vecs);
                 let per_row = vecs.div_ceil(self.steps * interleave) * interleave;
-                let shares = self.vector.rows * u64::from(per_row);
+                let shares = self.vector.lines * u64::from(per_row);
                 let grid = u64::from(tuning::pair_invocations(tuning));
                 Plan {
                     interleave,

@@ -139,7 +139,7 @@ fn columns_hold_short_axes() {
     for (n, held) in [(2, 8), (8, 8), (9, 16), (17, 32), (33, 64), (64, 64)] {
         for data_type in [DataType::Uint8, DataType::Float16, DataType::Float64] {
             let p = columns(plan(data_type, &[n, 160], 0, true));
-            assert_eq!(p.rows, held);
+            assert_eq!(p.held, held);
         }
     }
     // An invocation per vector of a run; the runs are every other dimension.

@@ -51,7 +51,7 @@ pub(super) fn plan(layout: &Layout, element_bytes: u32, profile: &Profile) -> Op
         return None;
     }
     let bands = vector.vecs.div_ceil(band);
-    let workgroups = vector.rows / u64::from(n) * u64::from(bands);
+    let workgroups = vector.lines / u64::from(n) * u64::from(bands);
     Some(Plan {
         vector,
         band,

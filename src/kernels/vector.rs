@@ -1,4 +1,4 @@
-//! What the vector families need of a layout: rows of whole vectors.
+//! What the vector families need of a layout: lines of whole vectors.
 
 use crate::layout::Layout;
 
@@ -9,10 +9,11 @@ use crate::layout::Layout;
 pub(crate) struct VectorLayout {
     /// Bytes per vector: 16, or 4 ("narrow": whole 32-bit words, not vectors).
     pub(crate) bytes: u32,
-    /// Vectors per row or run of the innermost dimension.
+    /// Vectors per line of the innermost dimension.
     pub(crate) vecs: u32,
-    /// Rows or runs of the innermost dimension, over every other dimension.
-    pub(crate) rows: u64,
+    /// Lines of the innermost dimension (a row or run each), over every other
+    /// dimension.
+    pub(crate) lines: u64,
 }
 
 impl VectorLayout {
@@ -41,7 +42,7 @@ impl VectorLayout {
         fits.then(|| VectorLayout {
             bytes: vector_bytes,
             vecs: (bytes(inner.size.into()) / u64::from(vector_bytes)) as u32,
-            rows: layout.element_count() / u64::from(inner.size),
+            lines: layout.element_count() / u64::from(inner.size),
         })
     }
 }

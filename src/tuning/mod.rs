@@ -224,3 +224,25 @@ pub(crate) fn shared_lengths(
         1
     }
 }
+
+/// The staging copy's lanes and steps (`shaders/copy/copy.wgsl`): LANES
+/// invocations that interleave STEPS words each. On a CPU adapter its SIMD
+/// width, as `runs` interleaves ([`run_interleave`]), with 8 words each; on a
+/// GPU a warp, each step one coalesced 128-byte access, with 4.
+pub(crate) fn copy_lanes_steps(tuning: Tuning) -> [u32; 2] {
+    match tuning {
+        Tuning::Cpu => [8, 8],
+        Tuning::Gpu => [32, 4],
+    }
+}
+
+/// Whether a staged piece copies its segments with buffer copies, one a segment,
+/// where the caller's buffers allow it (`COPY_SRC` on the input, `COPY_DST` on
+/// the output), rather than with the copy kernel: on a CPU adapter, whose buffer
+/// copy is a `memcpy` (lavapipe, 2026-11-27: `outermost` at 1944 MiB took 1.25×
+/// the per-byte time of 64 MiB in one dispatch with buffer copies, 2.45× with the
+/// kernel; docs/windows.md). A GPU runs a kernel as fast as a buffer copy, and one
+/// dispatch per window rather than a command per segment.
+pub(crate) fn copies_by_buffer(tuning: Tuning) -> bool {
+    tuning == Tuning::Cpu
+}

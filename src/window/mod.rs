@@ -27,9 +27,9 @@
 //! - Staging ([`Staging`]): pieces that hold the whole axis, whose every position
 //!   is one contiguous segment of input and of output. `record` copies the input
 //!   segments into a scratch buffer, runs the piece there with any variant, and
-//!   copies the output segments back: one dispatch a piece, linear in the tensor,
-//!   at the price of two buffer copies of it. Two scratch buffers, each at most
-//!   one window.
+//!   copies the output segments back, with a copy kernel on storage bindings, a
+//!   dispatch per window of segments ([`Batch`]): linear in the tensor, at the
+//!   price of two copies of it. Two scratch buffers, each at most one window.
 //! - Scanning pairs: anything else (lanes not whole words, strided or
 //!   interleaved positions, narrow elements at odd offsets): the piece runs once
 //!   per input window that may hold its sources, each dispatch writing only the
@@ -108,8 +108,9 @@ pub(crate) struct Dispatch {
 /// output are one contiguous segment of the caller's buffers. `record` copies
 /// the input segments into the input scratch buffer, one after the other, runs
 /// the piece there (every source in one window, so any kernel variant), and
-/// copies the output segments back.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// copies the output segments back, with the staging copy kernel
+/// (`src/kernels/copy.rs`), one dispatch per batch of segments.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Staging {
     /// Axis positions: segments of each tensor.
     pub(crate) positions: u32,
@@ -117,6 +118,8 @@ pub(crate) struct Staging {
     pub(crate) input: Segments,
     /// The output's segments: exactly the piece's output elements, no other bytes.
     pub(crate) output: Segments,
+    /// The copy dispatches of the input's segments and of the output's.
+    pub(crate) batches: [Vec<Batch>; 2],
 }
 
 /// Segments of one tensor, `positions` of them.
@@ -126,11 +129,24 @@ pub(crate) struct Segments {
     pub(crate) origin: u64,
     /// Bytes from one segment to the next in the caller's binding.
     pub(crate) stride: u64,
-    /// Bytes of one segment: a multiple of 4, as buffer copies need.
+    /// Bytes of one segment: whole 32-bit words, which the copy kernel moves.
     pub(crate) bytes: u64,
     /// Bytes from one segment to the next in scratch: `bytes`, or more where the
     /// piece is padded to whole vectors.
     pub(crate) pitch: u64,
+}
+
+/// Consecutive segments of one tensor that one copy dispatch moves: their span
+/// of the caller's binding fits one window.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Batch {
+    /// The first segment.
+    pub(crate) first: u32,
+    /// Segments in the batch.
+    pub(crate) count: u32,
+    /// The window of the caller's binding that holds them, from the alignment
+    /// at or before the first.
+    pub(crate) window: Window,
 }
 
 /// Whether every tensor, `bytes` long, fits one binding of `window` bytes, or the
@@ -145,8 +161,7 @@ pub(crate) fn fits_one_binding(layout: &Layout, bytes: [u64; 3], window: u64) ->
 /// tensors' sizes; `window` is the most bytes one binding may hold and `align` the
 /// storage offset alignment. One dispatch, binding every tensor whole, where they
 /// all fit ([`fits_one_binding`]). Pieces of whole positions may pair with input
-/// windows where `walk_pairs` (the kernel walks them), and stage through scratch
-/// where `stage`.
+/// windows where `walk_pairs` (the kernel walks them).
 pub(crate) fn split(
     layout: &Layout,
     widths: [u64; 3],
@@ -154,7 +169,6 @@ pub(crate) fn split(
     window: u64,
     align: u64,
     walk_pairs: bool,
-    stage: bool,
 ) -> Result<Vec<Dispatch>, Error> {
     // A tensor without elements binds nothing, however far its lengths or strides
     // reach: one dispatch with no work, which `record` skips.
@@ -188,10 +202,7 @@ pub(crate) fn split(
     // Pieces whose sources span several windows: staged where their segments
     // allow it (linear in the tensor, and any kernel variant), else paired with
     // each input window in turn.
-    match stage
-        .then(|| staged(layout, widths, window, align))
-        .flatten()
-    {
+    match staged(layout, widths, window, align) {
         Some(dispatches) => Ok(dispatches),
         None => paired,
     }

@@ -8,9 +8,9 @@ use super::{Dispatch, Window, MAX_DISPATCHES};
 use crate::error::{Error, TensorRole};
 use crate::layout::{Dim, Layout};
 
-/// Which of a piece's sources a dispatch writes.
+/// Which of a piece's elements a dispatch writes, by where their sources lie.
 #[derive(Clone, Copy)]
-enum Sources {
+enum Writes {
     /// All: its input window holds them.
     All,
     /// Those at axis positions [lo, hi): an input window of whole positions.
@@ -212,7 +212,7 @@ impl Piece {
         let (input, shift) = c.region(self.origins[0], self.extents[0], in_width);
         let in_axis = self.layout.dims[self.layout.axis].input;
         let dispatches = if input.size <= window {
-            vec![self.with_input(c, widths, input, shift, Sources::All)]
+            vec![self.with_input(c, widths, input, shift, Writes::All)]
         } else if in_axis > self.position_extent() && c.room / in_width >= in_axis + 2 * c.tail {
             self.position_windows(c, widths)
         } else {
@@ -233,14 +233,14 @@ impl Piece {
         self.extents[0] - u64::from(self.n.saturating_sub(1)) * in_axis
     }
 
-    /// The dispatch of the piece with `input`, writing `sources`.
+    /// The dispatch of the piece with `input`, writing the elements `writes` names.
     fn with_input(
         &self,
         c: &PairCut,
         [_, len_width, out_width]: [u64; 3],
         input: Window,
         in_shift: u32,
-        sources: Sources,
+        writes: Writes,
     ) -> Dispatch {
         let (lengths, len_shift) = c.region(self.origins[1], self.extents[1], len_width);
         let (output, out_shift) = c.region(self.origins[2], self.extents[2], out_width);
@@ -249,16 +249,16 @@ impl Piece {
             windows: [input, lengths, output],
             shifts: [in_shift, len_shift, out_shift],
             axis_start: self.axis_start,
-            positions: match sources {
-                Sources::Positions(range) => range,
+            positions: match writes {
+                Writes::Positions(range) => range,
                 _ => [0, u32::MAX],
             },
-            sources: match sources {
-                Sources::Offsets(range) => range,
+            sources: match writes {
+                Writes::Offsets(range) => range,
                 _ => [0, u32::MAX],
             },
-            whole: self.whole_axis && matches!(sources, Sources::All),
-            by_position: !matches!(sources, Sources::Offsets(_)),
+            whole: self.whole_axis && matches!(writes, Writes::All),
+            by_position: !matches!(writes, Writes::Offsets(_)),
             staging: None,
         }
     }
@@ -290,8 +290,8 @@ impl Piece {
                 let last = (first + u64::from(q - 1) * in_axis + position_extent + c.tail)
                     .min(last_of_lane);
                 let (input, shift) = c.region(first, last - first, in_width);
-                let sources = Sources::Positions([p, p + q]);
-                windows.push(self.with_input(c, widths, input, shift, sources));
+                let writes = Writes::Positions([p, p + q]);
+                windows.push(self.with_input(c, widths, input, shift, writes));
             }
             p += q;
         }
@@ -318,8 +318,8 @@ impl Piece {
                 offset,
                 size: end.next_multiple_of(4) - offset,
             };
-            let sources = Sources::Offsets([lo as u32, hi as u32]);
-            windows.push(self.with_input(c, widths, input, shift, sources));
+            let writes = Writes::Offsets([lo as u32, hi as u32]);
+            windows.push(self.with_input(c, widths, input, shift, writes));
             lo = hi;
         }
         windows

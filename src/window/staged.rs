@@ -4,7 +4,7 @@
 //! window of their own.
 
 use super::geometry::{extent, fits, indices};
-use super::{Dispatch, Segments, Staging, Window, MAX_DISPATCHES};
+use super::{Batch, Dispatch, Segments, Staging, Window, MAX_DISPATCHES};
 use crate::layout::{Dim, Layout};
 
 /// The staged pieces of `layout`. `None` where no cut exists or a segment is not
@@ -25,6 +25,7 @@ pub(super) fn staged(
         others,
         k,
         widths,
+        window,
         align,
     };
     let dims = &layout.dims;
@@ -35,6 +36,8 @@ pub(super) fn staged(
         let mut first = 0;
         while first < dims[cut].size {
             let size = group.min(dims[cut].size - first);
+            // Pieces count; their copies are at most a dispatch per segment,
+            // in practice one per window the axis spans.
             dispatches.push(cutting.dispatch(&index, first, size)?);
             if dispatches.len() > MAX_DISPATCHES {
                 return None;
@@ -113,6 +116,7 @@ struct StagedCut<'a> {
     others: Vec<usize>,
     k: usize,
     widths: [u64; 3],
+    window: u64,
     align: u64,
 }
 
@@ -122,11 +126,12 @@ impl StagedCut<'_> {
     /// whole words or its output segments carry other bytes.
     fn dispatch(&self, index: &[u32], first: u32, size: u32) -> Option<Dispatch> {
         let dims = &self.layout.dims;
-        let [in_width, len_width, out_width] = self.widths;
+        let [in_width, _, out_width] = self.widths;
         let n = dims[self.layout.axis].size;
         let mut inner: Vec<Dim> = self.others[self.k..].iter().map(|&d| dims[d]).collect();
         inner[0].size = size;
         let (input, output, padded) = self.segments(&inner, index, first)?;
+        let batches = [&input, &output].map(|s| batches(s, n, self.window, self.align));
         // The lengths the piece reads, before any padding.
         let len_extent = extent(&inner, |d| d.lengths);
         inner[0].size = padded;
@@ -139,11 +144,7 @@ impl StagedCut<'_> {
             lengths: 0,
         }];
         piece.extend(inner);
-        // Lengths windows start on the alignment like any other; their shift is
-        // in elements from there.
-        let len_origin = self.origin(index, first, |d| d.lengths);
-        let len_end = (len_origin + len_extent + 1) * len_width;
-        let len_offset = len_origin * len_width / self.align * self.align;
+        let (lengths, len_shift) = self.lengths(index, first, len_extent);
         let scratch = |bytes: u64| Window {
             offset: 0,
             size: u64::from(n) * bytes,
@@ -153,19 +154,8 @@ impl StagedCut<'_> {
                 axis: 0,
                 dims: piece,
             },
-            windows: [
-                scratch(input.pitch),
-                Window {
-                    offset: len_offset,
-                    size: len_end.next_multiple_of(4) - len_offset,
-                },
-                scratch(output.pitch),
-            ],
-            shifts: [
-                0,
-                ((len_origin * len_width - len_offset) / len_width) as u32,
-                0,
-            ],
+            windows: [scratch(input.pitch), lengths, scratch(output.pitch)],
+            shifts: [0, len_shift, 0],
             axis_start: 0,
             positions: [0, u32::MAX],
             sources: [0, u32::MAX],
@@ -175,8 +165,27 @@ impl StagedCut<'_> {
                 positions: n,
                 input,
                 output,
+                batches: match batches {
+                    [Some(i), Some(o)] => [i, o],
+                    _ => return None,
+                },
             }),
         })
+    }
+
+    /// The piece's lengths window, `extent` elements past its origin, and the
+    /// origin's shift in it: a lengths window starts on the alignment like any
+    /// other.
+    fn lengths(&self, index: &[u32], first: u32, extent: u64) -> (Window, u32) {
+        let width = self.widths[1];
+        let origin = self.origin(index, first, |d| d.lengths);
+        let end = (origin + extent + 1) * width;
+        let offset = origin * width / self.align * self.align;
+        let window = Window {
+            offset,
+            size: end.next_multiple_of(4) - offset,
+        };
+        (window, ((origin * width - offset) / width) as u32)
     }
 
     /// Elements from the start of a tensor (by `stride`) to the piece's origin.
@@ -237,4 +246,34 @@ impl StagedCut<'_> {
         };
         (out_span == elements && words(&input) && words(&output)).then_some((input, output, padded))
     }
+}
+
+/// The `positions` segments of `segments` in batches of consecutive ones, as
+/// many as one window of the caller's binding holds, from the alignment at or
+/// before the batch's first: one copy dispatch each. `None` where a segment
+/// and its distance from the alignment do not fit a window.
+fn batches(segments: &Segments, positions: u32, window: u64, align: u64) -> Option<Vec<Batch>> {
+    let start = |p: u32| segments.origin + u64::from(p) * segments.stride;
+    let mut batches = Vec::new();
+    let mut first = 0;
+    while first < positions {
+        let offset = start(first) / align * align;
+        let room = window.checked_sub(start(first) - offset + segments.bytes)?;
+        let more = match segments.stride {
+            0 => u64::from(positions),
+            stride => room / stride,
+        };
+        let count = (1 + more).min(u64::from(positions - first)) as u32;
+        let end = start(first + count - 1) + segments.bytes;
+        batches.push(Batch {
+            first,
+            count,
+            window: Window {
+                offset,
+                size: end - offset,
+            },
+        });
+        first += count;
+    }
+    Some(batches)
 }

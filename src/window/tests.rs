@@ -28,7 +28,6 @@ fn a_tensor_that_fits_is_one_dispatch() {
         1024,
         256,
         false,
-        true,
     )
     .unwrap();
     assert_eq!(d.len(), 1);
@@ -52,7 +51,6 @@ fn rows_are_grouped_into_windows_that_hold_every_source() {
         1024,
         256,
         false,
-        true,
     )
     .unwrap();
     assert!(d
@@ -71,7 +69,6 @@ fn an_axis_longer_than_a_window_runs_in_pairs_of_windows() {
         1024,
         256,
         false,
-        true,
     )
     .unwrap();
     assert!(d.iter().all(|d| !d.whole && d.by_position));
@@ -110,7 +107,7 @@ fn simulate_split(
         let stride = |d: &Dim| [d.input, d.lengths, d.output][t];
         (extent(dims, stride) + 1) * widths[t]
     });
-    let dispatches = split(layout, widths, bytes, window, 256, walk, true).unwrap();
+    let dispatches = split(layout, widths, bytes, window, 256, walk).unwrap();
     let mut written = std::collections::HashMap::new();
     let mut writes = vec![0; dispatches.len()];
     for (d, writes) in dispatches.iter().zip(&mut writes) {
@@ -120,6 +117,9 @@ fn simulate_split(
                     && w.offset + w.size <= bytes[t].next_multiple_of(4)
             );
             assert_eq!(w.offset % 256, 0);
+        }
+        if let Some(staging) = &d.staging {
+            check_batches(staging, bytes, window);
         }
         let out_origin = (d.windows[2].offset / widths[2]) as i64 + i64::from(d.shifts[2]);
         let len_origin = (d.windows[1].offset / widths[1]) as i64 + i64::from(d.shifts[1]);
@@ -157,7 +157,7 @@ fn simulate_split(
             );
             let mut global = d.windows[0].offset / widths[0] + u64::from(at_in);
             let mut at = out_origin as u64 + out;
-            if let Some(staging) = d.staging {
+            if let Some(staging) = &d.staging {
                 // Scratch holds the positions' segments one after another.
                 let scratch = |element: u64, segments: &Segments, width: u64| {
                     let byte = element * width;
@@ -241,12 +241,40 @@ fn time_major(time: u32, batch: u32, inner: u32, width: u64) -> Layout {
     Layout::canonical(&desc)
 }
 
+/// A staged piece's copy batches: each segment of each tensor in exactly one
+/// batch, in order, inside the batch's window, which starts on the alignment,
+/// fits a binding and lies in the tensor's binding.
+fn check_batches(staging: &Staging, bytes: [u64; 3], window: u64) {
+    for (segments, batches, bytes) in [
+        (&staging.input, &staging.batches[0], bytes[0]),
+        (&staging.output, &staging.batches[1], bytes[2]),
+    ] {
+        let mut next = 0;
+        for batch in batches {
+            assert_eq!(batch.first, next);
+            assert!(batch.count > 0);
+            let w = batch.window;
+            assert_eq!(w.offset % 256, 0);
+            assert!(
+                w.size <= window.min(MAX_WINDOW_BYTES)
+                    && w.offset + w.size <= bytes.next_multiple_of(4)
+            );
+            for p in batch.first..batch.first + batch.count {
+                let start = segments.origin + u64::from(p) * segments.stride;
+                assert!(w.offset <= start && start + segments.bytes <= w.offset + w.size);
+            }
+            next += batch.count;
+        }
+        assert_eq!(next, staging.positions);
+    }
+}
+
 fn dispatch_count(layout: &Layout, widths: [u64; 3], window: u64) -> (usize, bool) {
     let bytes = [0, 1, 2].map(|t| {
         let stride = |d: &Dim| [d.input, d.lengths, d.output][t];
         (extent(&layout.dims, stride) + 1) * widths[t]
     });
-    let d = split(layout, widths, bytes, window, 256, false, true).unwrap();
+    let d = split(layout, widths, bytes, window, 256, false).unwrap();
     (d.len(), d.iter().all(|d| d.staging.is_some()))
 }
 
@@ -330,7 +358,6 @@ fn simulate_lane_pairs(
         window,
         256,
         false,
-        true,
     )
     .unwrap();
     let lane_bytes = u64::from(n) * width;
@@ -444,13 +471,13 @@ fn tensors_past_4_gib_cut_into_windows_inside_their_buffers() {
     for axis in [0, 1] {
         let layout = layout(&[1 << 22, 1 << 12], axis);
         let bytes = [1 << 34, 4 << (if axis == 0 { 12 } else { 22 }), 1 << 34];
-        let d = split(&layout, [1, 4, 1], bytes, 128 << 20, 256, false, true).unwrap();
+        let d = split(&layout, [1, 4, 1], bytes, 128 << 20, 256, false).unwrap();
         // Each piece once: its first input window; a staged piece's elements
         // are its output segments (its padding in scratch is never copied back).
         let output: u64 = d
             .iter()
             .filter(|d| d.positions[0] == 0 && d.sources[0] == 0)
-            .map(|d| match d.staging {
+            .map(|d| match &d.staging {
                 Some(s) => u64::from(s.positions) * s.output.bytes,
                 None => d.layout.element_count(),
             })

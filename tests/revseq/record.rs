@@ -57,9 +57,19 @@ fn run_at_offset(desc: &ReverseSubsequences, seed: u64) {
 
 /// Runs `desc` through `record` with every binding at an aligned offset inside a
 /// larger buffer of canaries, and checks the whole output buffer. The buffers
-/// have no copy usages (the output `COPY_SRC` only, to read it back), so a plan
-/// that stages runs its plan without copies.
+/// have no copy usages (the output `COPY_SRC` only, to read it back): a plan
+/// that stages needs `STORAGE` alone.
 pub(crate) fn run_at_offset_on(gpu: &Gpu, desc: &ReverseSubsequences, seed: u64) {
+    run_at_offset_with(gpu, desc, seed, wgpu::BufferUsages::empty());
+}
+
+/// As [`run_at_offset_on`], with `usage` besides on the input and output buffers.
+pub(crate) fn run_at_offset_with(
+    gpu: &Gpu,
+    desc: &ReverseSubsequences,
+    seed: u64,
+    usage: wgpu::BufferUsages,
+) {
     let offset = u64::from(gpu.device().limits().min_storage_buffer_offset_alignment).max(256);
     let mut rng = Rng::new(seed);
     let compiled = gpu.compile(desc).unwrap();
@@ -71,11 +81,11 @@ pub(crate) fn run_at_offset_on(gpu: &Gpu, desc: &ReverseSubsequences, seed: u64)
         all.resize(all.len().next_multiple_of(4) + 64, CANARY);
         all
     };
-    let input = storage_on(gpu, &padded(&in_bytes), wgpu::BufferUsages::empty());
+    let input = storage_on(gpu, &padded(&in_bytes), usage);
     let lengths = storage_on(gpu, &padded(&len_bytes), wgpu::BufferUsages::empty());
     let out_len = desc.output.min_size_in_bytes() as usize;
     let out_initial = padded(&vec![CANARY; out_len]);
-    let output = storage_on(gpu, &out_initial, wgpu::BufferUsages::COPY_SRC);
+    let output = storage_on(gpu, &out_initial, usage | wgpu::BufferUsages::COPY_SRC);
     let binding = |buffer, tensor| wgpu::BufferBinding {
         buffer,
         offset,

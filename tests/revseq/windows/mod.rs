@@ -9,7 +9,7 @@ mod staging;
 
 use std::sync::OnceLock;
 
-use revseq::{DataType, Gpu, ReverseSubsequences, TensorDesc};
+use revseq::{CompiledReverse, DataType, Gpu, ReverseSubsequences, TensorDesc, TensorRole};
 
 use crate::strided::lengths_for;
 use crate::support::{assert_matches_reference_on, gpu_with_limits, Rng};
@@ -110,4 +110,31 @@ pub(super) fn lengths_around_windows(n: u32, width: u32, rng: &mut Rng) -> Vec<i
     }
     lengths.extend((0..8).map(|_| i128::from(rng.below(n as u64))));
     lengths
+}
+
+/// `b` of a tensor twice `a`'s: twice the pieces (give or take a partial one),
+/// and each piece's copies, in and out, at most one for each window of the input
+/// binding its axis spans, and one more.
+pub(super) fn assert_linear(a: &CompiledReverse, b: &CompiledReverse) {
+    let pieces = |op: &CompiledReverse| op.dispatch_count() - op.staging_copies();
+    assert!(
+        pieces(b) <= 2 * pieces(a) + 1,
+        "{} then {} pieces for {:?}",
+        pieces(a),
+        pieces(b),
+        b.descriptor()
+    );
+    for op in [a, b] {
+        let windows = op
+            .binding_size(TensorRole::Input)
+            .div_ceil(u64::from(WINDOW))
+            + 1;
+        assert!(
+            op.staging_copies() as u64 <= 2 * pieces(op) as u64 * windows,
+            "{} copies for {} pieces of {:?}",
+            op.staging_copies(),
+            pieces(op),
+            op.descriptor()
+        );
+    }
 }
