@@ -239,10 +239,9 @@ pub(crate) fn copy_lanes_steps(tuning: Tuning) -> [u32; 2] {
 /// Whether a staged piece copies its segments with buffer copies, one a segment,
 /// where the caller's buffers allow it (`COPY_SRC` on the input, `COPY_DST` on
 /// the output), rather than with the copy kernel: on a CPU adapter, whose buffer
-/// copy is a `memcpy` (lavapipe, 2026-11-27: `outermost` at 1944 MiB took 1.25×
-/// the per-byte time of 64 MiB in one dispatch with buffer copies, 2.45× with the
-/// kernel; docs/windows.md). A GPU runs a kernel as fast as a buffer copy, and one
-/// dispatch per window rather than a command per segment.
+/// copy is a `memcpy` and a kernel copy costs what the operator does
+/// (docs/windows.md has the figures). A GPU runs a kernel as fast as a buffer
+/// copy, and one dispatch per window rather than a command per segment.
 pub(crate) fn copies_by_buffer(tuning: Tuning) -> bool {
     tuning == Tuning::Cpu
 }
