@@ -1,6 +1,6 @@
 //! Which burn devices revseq can record on: burn's wgpu runtime does not hand out
 //! its `wgpu::Device` and `Queue`, so the setup that created a device is kept here,
-//! keyed by burn's id for it.
+//! keyed by burn's id for it. Every other device takes the portable path.
 
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
@@ -57,6 +57,38 @@ pub fn register(device: &Device, setup: &WgpuSetup) -> Result<(), Error> {
         .unwrap_or_else(|poisoned| poisoned.into_inner())
         .insert(key, gpu);
     Ok(())
+}
+
+/// Which code runs [`reverse_sequence`](crate::reverse_sequence) and
+/// [`reverse_subsequences`](crate::reverse_subsequences) on a device: the same
+/// results and errors either way.
+#[non_exhaustive]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Path {
+    /// revseq's kernels, recorded on the device's own `wgpu::Device` and `Queue`:
+    /// a burn wgpu device that [`init`], [`init_with`] or [`init_async`] brought up,
+    /// or that [`register`] was given (autodiff over it too).
+    Kernels,
+    /// burn's own tensor operations (an index built from the lengths, then a
+    /// gather): any other device, of any backend, including a wgpu runtime burn
+    /// brought up on its own, whose handles burn 0.22 does not hand back.
+    Portable,
+}
+
+/// The [`Path`] the operators take on `device`.
+///
+/// ```
+/// # fn main() -> Result<(), revseq_burn::Error> {
+/// let device = revseq_burn::init()?;
+/// assert_eq!(revseq_burn::path(&device), revseq_burn::Path::Kernels);
+/// # Ok(())
+/// # }
+/// ```
+pub fn path(device: &Device) -> Path {
+    match gpu_of(device, "device") {
+        Ok(_) => Path::Kernels,
+        Err(_) => Path::Portable,
+    }
 }
 
 /// revseq's context on a registered burn device: the same `wgpu::Device` and

@@ -6,7 +6,7 @@ use burn::tensor::DType;
 #[non_exhaustive]
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    /// The tensor is not on a wgpu device.
+    /// The device is not a wgpu device, where revseq's own API was asked for.
     #[error("{tensor}: device {device} is not a wgpu device; revseq runs on burn's wgpu runtime")]
     NotWgpu {
         /// The argument.
@@ -15,7 +15,7 @@ pub enum Error {
         device: String,
     },
     /// The wgpu device was not created through this crate, so its `wgpu::Device`
-    /// and `Queue` are unknown.
+    /// and `Queue` are unknown, where revseq's own API was asked for.
     #[error(
         "{device}: revseq does not know this device's wgpu Device and Queue; create it with \
          revseq_burn::init (or init_with), or pass the setup burn returned to revseq_burn::register"
@@ -68,8 +68,10 @@ pub enum Error {
         /// Its dtype.
         dtype: DType,
     },
-    /// The input's dtype is not a plain float or integer.
-    #[error("input: dtype {dtype:?} must be a float or integer type (quantized tensors are not)")]
+    /// The input's dtype is not a plain float, integer or bool.
+    #[error(
+        "input: dtype {dtype:?} must be a float, integer or bool type (quantized tensors are not)"
+    )]
     DataType {
         /// The input's dtype.
         dtype: DType,

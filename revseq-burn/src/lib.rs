@@ -1,15 +1,26 @@
-//! Length-aware `ReverseSequence` for burn's wgpu backend, with its gradient.
+//! Length-aware `ReverseSequence` for burn, on every backend, with its gradient.
 //!
 //! For every lane along one axis, the first `L` elements are reversed and the rest
 //! copied, `L` coming from a lengths tensor: what a bidirectional RNN over a padded
 //! batch needs before its backward direction, and what ONNX's `ReverseSequence`
-//! (tf2onnx's `tf.reverse_sequence`) computes. The tensors stay on burn's device:
-//! the operator is [revseq](https://docs.rs/revseq), recorded on the very
-//! `wgpu::Device` and `Queue` burn runs on.
+//! (tf2onnx's `tf.reverse_sequence`) computes. The tensors stay on burn's device.
+//!
+//! # Paths
+//!
+//! On a burn wgpu device that this crate brought up ([`init`]) or was told about
+//! ([`register`]), the operator is [revseq](https://docs.rs/revseq), recorded on
+//! the very `wgpu::Device` and `Queue` burn runs on. On every other device (burn's
+//! CPU backend, CUDA, ROCm, LibTorch, or a wgpu runtime burn brought up before
+//! `init` could) it runs as burn's own tensor operations: an index along the axis
+//! built from the lengths, then a gather. Both give the same results and errors;
+//! [`path`] says which one a device takes. burn 0.22 does not hand out an
+//! initialised wgpu runtime's handles: call [`init`] before burn's first tensor on
+//! that device to get revseq's kernels there.
 //!
 //! # Features
 //!
-//! - `wgpu` (default): the operator on burn's wgpu backend.
+//! - `wgpu` (default): the operators (revseq's kernels on burn's wgpu backend,
+//!   burn's operations on the others).
 //! - `fusion` (default): burn's kernel fusion.
 //! - `onnx`: the `onnx` module, the hook that lets burn-onnx import models with ONNX
 //!   `ReverseSequence`. A build script needs only this one.
@@ -36,9 +47,9 @@
 //!
 //! Lengths are clamped on the device to `[0, size of the axis]`, as DirectML
 //! does (ONNX calls a length outside that range an error; checking it would mean
-//! reading the lengths back to the host). The output is a new contiguous tensor
-//! of the input's dtype. Floats and integers of every width burn has reverse
-//! bit-exactly; lengths are `I32`, `I64`, `U32` or `U64`.
+//! reading the lengths back to the host). The output is a tensor of the input's
+//! dtype. Floats, integers and bools of every width burn has reverse bit-exactly;
+//! lengths are `I32`, `I64`, `U32` or `U64`.
 
 #![warn(missing_docs)]
 
@@ -56,11 +67,13 @@ pub mod onnx;
 mod ops;
 #[cfg(feature = "wgpu")]
 mod plan;
+#[cfg(feature = "wgpu")]
+mod portable;
 
 #[cfg(feature = "wgpu")]
 pub use backend::{Reversal, ReverseBackend};
 #[cfg(feature = "wgpu")]
-pub use device::{gpu, init_async, register};
+pub use device::{gpu, init_async, path, register, Path};
 #[cfg(all(feature = "wgpu", not(target_family = "wasm")))]
 pub use device::{init, init_with};
 #[cfg(feature = "wgpu")]

@@ -4,10 +4,12 @@ use std::sync::Arc;
 
 use burn::backend::{Dispatch, DispatchTensor};
 use burn::tensor::kind::Basic;
-use burn::tensor::{Float, Int, Tensor};
+use burn::tensor::{Bool, Float, Int, Tensor};
 
 use crate::backend::{Reversal, ReverseBackend};
-use crate::{device, plan, Error};
+use crate::plan::Arguments;
+use crate::{device, portable, Error};
+use sealed::KernelCall;
 
 /// ONNX `ReverseSequence`: reverse the first `sequence_lens[b]` steps along
 /// `time_axis` of every batch entry `b` along `batch_axis`.
@@ -81,8 +83,8 @@ pub fn reverse_subsequences<const D: usize, K: Reversible>(
     reverse(x, lengths, axis, "lengths")
 }
 
-/// Checks the arguments, compiles the operator (revseq caches the pipeline) and
-/// dispatches it to the backend method of `K`.
+/// Checks the arguments, then runs revseq's kernels where the device is one
+/// revseq records on ([`Path`](crate::Path)), burn's own operations elsewhere.
 fn reverse<const D: usize, K: Reversible>(
     x: Tensor<D, K>,
     lengths: Tensor<D, Int>,
@@ -90,7 +92,6 @@ fn reverse<const D: usize, K: Reversible>(
     tensor: &'static str,
 ) -> Result<Tensor<D, K>, Error> {
     let device = x.device();
-    let gpu = device::gpu_of(&device, "input")?;
     let lengths_device = lengths.device();
     if lengths_device != device {
         return Err(Error::DeviceMismatch {
@@ -99,40 +100,88 @@ fn reverse<const D: usize, K: Reversible>(
             actual: format!("{lengths_device:?}"),
         });
     }
-    let desc = plan::descriptor(
-        x.dtype(),
-        &x.dims(),
-        lengths.dtype(),
-        &lengths.dims(),
-        axis,
-        tensor,
-    )?;
-    let op = Arc::new(gpu.compile(&desc)?);
-    let reversal = Reversal { gpu, op };
-    let output = K::reverse(x.into_dispatch(), lengths.into_dispatch(), reversal);
-    Ok(Tensor::from_dispatch(output))
+    Arguments::of(&x, &lengths, axis, tensor).check()?;
+    match device::gpu_of(&device, "input") {
+        Ok(gpu) => {
+            let call = KernelCall {
+                lengths,
+                axis,
+                tensor,
+                gpu,
+            };
+            K::on_kernels(x, call)
+        }
+        Err(_) => Ok(portable::reverse(x, lengths, axis)),
+    }
 }
 
-/// The tensor kinds this crate reverses: [`Float`] and [`Int`].
+/// The tensor kinds this crate reverses: [`Float`], [`Int`] and [`Bool`] (which
+/// revseq's kernels reverse as integers).
 pub trait Reversible: Basic + sealed::Sealed {
     #[doc(hidden)]
-    fn reverse(x: DispatchTensor, lengths: DispatchTensor, reversal: Reversal) -> DispatchTensor;
+    fn on_kernels<const D: usize>(
+        x: Tensor<D, Self>,
+        call: KernelCall<D>,
+    ) -> Result<Tensor<D, Self>, Error>;
+}
+
+impl<const D: usize> KernelCall<D> {
+    /// Compiles the operator for `x` (revseq caches the pipeline) and dispatches
+    /// it to `method`, the backend method of its kind.
+    fn run<K: Basic>(
+        self,
+        x: Tensor<D, K>,
+        method: fn(DispatchTensor, DispatchTensor, Reversal) -> DispatchTensor,
+    ) -> Result<Tensor<D, K>, Error> {
+        let desc = Arguments::of(&x, &self.lengths, self.axis, self.tensor).descriptor()?;
+        let op = Arc::new(self.gpu.compile(&desc)?);
+        let reversal = Reversal { gpu: self.gpu, op };
+        let output = method(x.into_dispatch(), self.lengths.into_dispatch(), reversal);
+        Ok(Tensor::from_dispatch(output))
+    }
 }
 
 impl Reversible for Float {
-    fn reverse(x: DispatchTensor, lengths: DispatchTensor, reversal: Reversal) -> DispatchTensor {
-        <Dispatch as ReverseBackend>::float_reverse_subsequences(x, lengths, reversal)
+    fn on_kernels<const D: usize>(
+        x: Tensor<D, Self>,
+        call: KernelCall<D>,
+    ) -> Result<Tensor<D, Self>, Error> {
+        call.run(x, <Dispatch as ReverseBackend>::float_reverse_subsequences)
     }
 }
 
 impl Reversible for Int {
-    fn reverse(x: DispatchTensor, lengths: DispatchTensor, reversal: Reversal) -> DispatchTensor {
-        <Dispatch as ReverseBackend>::int_reverse_subsequences(x, lengths, reversal)
+    fn on_kernels<const D: usize>(
+        x: Tensor<D, Self>,
+        call: KernelCall<D>,
+    ) -> Result<Tensor<D, Self>, Error> {
+        call.run(x, <Dispatch as ReverseBackend>::int_reverse_subsequences)
+    }
+}
+
+impl Reversible for Bool {
+    fn on_kernels<const D: usize>(
+        x: Tensor<D, Self>,
+        call: KernelCall<D>,
+    ) -> Result<Tensor<D, Self>, Error> {
+        Int::on_kernels(x.int(), call).map(|reversed| reversed.bool())
     }
 }
 
 mod sealed {
+    use burn::tensor::{Int, Tensor};
+
     pub trait Sealed {}
     impl Sealed for burn::tensor::Float {}
     impl Sealed for burn::tensor::Int {}
+    impl Sealed for burn::tensor::Bool {}
+
+    /// What revseq's kernels need besides the input: the checked lengths, the
+    /// axis, the lengths' argument name, and the device's revseq context.
+    pub struct KernelCall<const D: usize> {
+        pub(super) lengths: Tensor<D, Int>,
+        pub(super) axis: usize,
+        pub(super) tensor: &'static str,
+        pub(super) gpu: revseq::Gpu,
+    }
 }

@@ -3,15 +3,68 @@
 //! and neighbouring dimensions that broadcast alike folded together, so that any
 //! rank burn gives fits revseq's eight.
 
-use burn::tensor::DType;
+use burn::tensor::kind::Basic;
+use burn::tensor::{DType, Int, Tensor};
 use revseq::{DataType, ReverseSubsequences, TensorDesc, TensorRole};
 
 use crate::Error;
 
-/// The DirectML descriptor for a contiguous `input` of `dtype` reversed along
-/// `axis`, with contiguous lengths of `lengths` shape (1 on `axis`, and on every
-/// other dimension either 1, broadcast, or the input's size).
-pub(crate) fn descriptor(
+/// The arguments of one call, as the checks and the descriptor need them.
+pub(crate) struct Arguments {
+    /// The input's dtype and shape.
+    pub(crate) dtype: DType,
+    pub(crate) input: Vec<usize>,
+    /// The lengths' dtype and shape (the input's rank).
+    pub(crate) lengths_dtype: DType,
+    pub(crate) lengths: Vec<usize>,
+    pub(crate) axis: usize,
+    /// The lengths' argument name, for errors.
+    pub(crate) tensor: &'static str,
+}
+
+impl Arguments {
+    pub(crate) fn of<const D: usize, K: Basic>(
+        x: &Tensor<D, K>,
+        lengths: &Tensor<D, Int>,
+        axis: usize,
+        tensor: &'static str,
+    ) -> Arguments {
+        Arguments {
+            dtype: x.dtype(),
+            input: x.dims().to_vec(),
+            lengths_dtype: lengths.dtype(),
+            lengths: lengths.dims().to_vec(),
+            axis,
+            tensor,
+        }
+    }
+
+    /// What both paths check: the input's dtype (a float, integer or bool type),
+    /// the lengths' dtype, and their shape against the input's.
+    pub(crate) fn check(&self) -> Result<(), Error> {
+        if !self.dtype.is_bool() {
+            data_type(self.dtype)?;
+        }
+        length_type(self.lengths_dtype, self.tensor)?;
+        check_lengths_shape(&self.input, &self.lengths, self.axis, self.tensor)
+    }
+
+    /// The DirectML descriptor for a contiguous input reversed along `axis`, with
+    /// contiguous lengths (1 on `axis`, and on every other dimension either 1,
+    /// broadcast, or the input's size).
+    pub(crate) fn descriptor(&self) -> Result<ReverseSubsequences, Error> {
+        descriptor(
+            self.dtype,
+            &self.input,
+            self.lengths_dtype,
+            &self.lengths,
+            self.axis,
+            self.tensor,
+        )
+    }
+}
+
+fn descriptor(
     dtype: DType,
     input: &[usize],
     lengths_dtype: DType,

@@ -1,5 +1,6 @@
-//! The imported models on burn's wgpu device (lavapipe in CI) against ONNX
-//! Runtime's outputs and the ONNX backend tests' expected outputs.
+//! The imported models against ONNX Runtime's outputs and the ONNX backend
+//! tests' expected outputs, on burn's wgpu device (lavapipe in CI, revseq's
+//! kernels) and on burn's CPU backend (revseq-burn's portable path).
 
 use std::io::Write;
 use std::sync::OnceLock;
@@ -43,15 +44,16 @@ fn i64s(file: &str) -> Vec<i64> {
     values(file, i64::from_le_bytes)
 }
 
-fn floats<const D: usize>(values: Vec<f32>, shape: [usize; D]) -> Tensor<D> {
-    Tensor::from_data(TensorData::new(values, shape), device())
+fn floats<const D: usize>(device: &Device, values: Vec<f32>, shape: [usize; D]) -> Tensor<D> {
+    Tensor::from_data(TensorData::new(values, shape), device)
 }
 
 fn ints<const D: usize, T: burn::tensor::Element>(
+    device: &Device,
     values: Vec<T>,
     shape: [usize; D],
 ) -> Tensor<D, Int> {
-    Tensor::from_data(TensorData::new(values, shape), device())
+    Tensor::from_data(TensorData::new(values, shape), device)
 }
 
 fn read_f32<const D: usize>(t: Tensor<D>) -> Vec<f32> {
@@ -75,83 +77,89 @@ fn assert_close(model: &str, actual: &[f32], expected: &[f32]) {
 
 /// Keras: Masking, Bidirectional(LSTM), Dense; the backward outputs reversed by a
 /// ReverseSequence whose lengths the graph computes.
-#[test]
-fn the_keras_bilstm_matches_onnx_runtime() {
-    let model = keras_bilstm::Model::from_embedded(device());
-    let x = floats(f32s("keras_bilstm.x.f32"), [4, 12, 8]);
+fn the_keras_bilstm_matches_onnx_runtime(device: &Device) {
+    let model = keras_bilstm::Model::from_embedded(device);
+    let x = floats(device, f32s("keras_bilstm.x.f32"), [4, 12, 8]);
     let tags = read_f32(model.forward(x));
     assert_close("keras_bilstm", &tags, &f32s("keras_bilstm.dense_1.f32"));
 }
 
-#[test]
-fn the_tf2onnx_tagger_matches_onnx_runtime() {
-    let model = tagger::Model::from_embedded(device());
-    let x = floats(f32s("tagger.x.f32"), [4, 12, 8]);
-    let lengths = ints(values("tagger.lengths.i32", i32::from_le_bytes), [4]);
+fn the_tf2onnx_tagger_matches_onnx_runtime(device: &Device) {
+    let model = tagger::Model::from_embedded(device);
+    let x = floats(device, f32s("tagger.x.f32"), [4, 12, 8]);
+    let lengths = ints(
+        device,
+        values("tagger.lengths.i32", i32::from_le_bytes),
+        [4],
+    );
     let tags = read_f32(model.forward(x, lengths));
     assert_close("tagger", &tags, &f32s("tagger.Identity_0.f32"));
 }
 
 /// An ONNX backend test: inputs `[4, 4]` and 4 lengths, the expected output exact.
-fn backend_test(name: &str, forward: impl Fn(Tensor<2>, Tensor<1, Int>) -> Tensor<2>) {
-    let x = floats(f32s(&format!("{name}.input_0.f32")), [4, 4]);
-    let lengths = ints(i64s(&format!("{name}.input_1.i64")), [4]);
+fn backend_test(
+    device: &Device,
+    name: &str,
+    forward: impl Fn(Tensor<2>, Tensor<1, Int>) -> Tensor<2>,
+) {
+    let x = floats(device, f32s(&format!("{name}.input_0.f32")), [4, 4]);
+    let lengths = ints(device, i64s(&format!("{name}.input_1.i64")), [4]);
     let y = read_f32(forward(x, lengths));
     assert_eq!(y, f32s(&format!("{name}.output_0.f32")), "{name}");
 }
 
 /// The ONNX backend tests, BF16 where the device stores it (lavapipe does not).
-#[test]
-fn onnx_backend_tests_are_exact() {
-    let model = test_reversesequence_batch::Model::from_embedded(device());
-    backend_test("test_reversesequence_batch", |x, l| model.forward(x, l));
-    let model = test_reversesequence_time::Model::from_embedded(device());
-    backend_test("test_reversesequence_time", |x, l| model.forward(x, l));
+fn onnx_backend_tests_are_exact(device: &Device) {
+    let model = test_reversesequence_batch::Model::from_embedded(device);
+    backend_test(device, "test_reversesequence_batch", |x, l| {
+        model.forward(x, l)
+    });
+    let model = test_reversesequence_time::Model::from_embedded(device);
+    backend_test(device, "test_reversesequence_time", |x, l| {
+        model.forward(x, l)
+    });
 
     let name = "test_reversesequence_bfloat16";
-    if !device().supports_dtype(DType::BF16) {
+    if !device.supports_dtype(DType::BF16) {
         let _ = writeln!(
             std::io::stderr(),
             "{name}: not run, the device does not store BF16"
         );
         return;
     }
-    let model = test_reversesequence_bfloat16::Model::from_embedded(device());
+    let model = test_reversesequence_bfloat16::Model::from_embedded(device);
     let bits = |file: &str| -> Vec<bf16> {
         values(file, |b: [u8; 2]| bf16::from_bits(u16::from_le_bytes(b)))
     };
     let x = Tensor::<2>::from_data(
-        TensorData::new(bits(&format!("{name}.input_0.bf16")), [4, 4]),
-        (device(), DType::BF16),
+        TensorData::new(bits(&format!("{name}.input_0.bf16")), [2, 4]),
+        (device, DType::BF16),
     );
-    let lengths = ints(i64s(&format!("{name}.input_1.i64")), [4]);
+    let lengths = ints(device, i64s(&format!("{name}.input_1.i64")), [2]);
     let y = model.forward(x, lengths).into_data().convert::<bf16>();
     let y: Vec<bf16> = y.try_into_vec().expect("bf16");
     assert_eq!(y, bits(&format!("{name}.output_0.bf16")), "{name}");
 }
 
 /// Float, int32 and bool inputs, both axis orders, `sequence_lens` an initializer.
-#[test]
-fn kinds_match_onnx_runtime_exactly() {
-    let model = kinds::Model::from_embedded(device());
+fn kinds_match_onnx_runtime_exactly(device: &Device) {
+    let model = kinds::Model::from_embedded(device);
     let run = |f, i, b| model.forward(f, i, b);
-    check_kinds(&run);
+    check_kinds(device, &run);
 }
 
 /// The same with the initializer in a file beside the model (ONNX external data).
-#[test]
-fn external_data_kinds_match_onnx_runtime_exactly() {
-    let model = kinds_external::Model::from_embedded(device());
+fn external_data_kinds_match_onnx_runtime_exactly(device: &Device) {
+    let model = kinds_external::Model::from_embedded(device);
     let run = |f, i, b| model.forward(f, i, b);
-    check_kinds(&run);
+    check_kinds(device, &run);
 }
 
 /// Lengths burn-onnx keeps on the host (the shape of another input), uploaded.
-#[test]
-fn lengths_from_a_shape_match_onnx_runtime_exactly() {
-    let model = shape_lengths::Model::from_embedded(device());
-    let s = floats(f32s("shape_lengths.s.f32"), [4, 5]);
-    let w = floats(f32s("shape_lengths.w.f32"), [2, 5, 1, 3]);
+fn lengths_from_a_shape_match_onnx_runtime_exactly(device: &Device) {
+    let model = shape_lengths::Model::from_embedded(device);
+    let s = floats(device, f32s("shape_lengths.s.f32"), [4, 5]);
+    let w = floats(device, f32s("shape_lengths.w.f32"), [2, 5, 1, 3]);
     assert_eq!(
         read_f32(model.forward(s, w)),
         f32s("shape_lengths.s_out.f32")
@@ -160,12 +168,15 @@ fn lengths_from_a_shape_match_onnx_runtime_exactly() {
 
 type Kinds = (Tensor<3>, Tensor<3, Int>, Tensor<2, Bool>);
 
-fn check_kinds(model: &dyn Fn(Tensor<3>, Tensor<3, Int>, Tensor<2, Bool>) -> Kinds) {
-    let f = floats(f32s("kinds.f.f32"), [4, 5, 3]);
-    let i = ints(values("kinds.i.i32", i32::from_le_bytes), [5, 4, 2]);
+fn check_kinds(
+    device: &Device,
+    model: &dyn Fn(Tensor<3>, Tensor<3, Int>, Tensor<2, Bool>) -> Kinds,
+) {
+    let f = floats(device, f32s("kinds.f.f32"), [4, 5, 3]);
+    let i = ints(device, values("kinds.i.i32", i32::from_le_bytes), [5, 4, 2]);
     let b = Tensor::<2, Bool>::from_data(
         TensorData::new(data("kinds.b.u8").iter().map(|&v| v != 0).collect(), [4, 5]),
-        device(),
+        device,
     );
     let (f, i, b) = model(f, i, b);
     assert_eq!(read_f32(f), f32s("kinds.f_out.f32"), "float");
@@ -183,12 +194,11 @@ fn check_kinds(model: &dyn Fn(Tensor<3>, Tensor<3, Int>, Tensor<2, Bool>) -> Kin
 
 /// A bad length tensor at run time: the generated `forward` panics with the node's
 /// name and `reverse_sequence`'s own error text.
-#[test]
-fn a_bad_length_at_run_time_panics_with_the_operators_error() {
+fn a_bad_length_at_run_time_panics_with_the_operators_error(device: &Device) {
     let name = "test_reversesequence_batch";
-    let model = test_reversesequence_batch::Model::from_embedded(device());
-    let x = || floats(f32s(&format!("{name}.input_0.f32")), [4, 4]);
-    let three = || ints(vec![1i64, 2, 3], [3]);
+    let model = test_reversesequence_batch::Model::from_embedded(device);
+    let x = || floats(device, f32s(&format!("{name}.input_0.f32")), [4, 4]);
+    let three = || ints(device, vec![1i64, 2, 3], [3]);
     let error = revseq_burn::reverse_sequence(x(), three(), 0, 1).expect_err("3 lengths, batch 4");
     let panic = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         model.forward(x(), three());
@@ -199,3 +209,32 @@ fn a_bad_length_at_run_time_panics_with_the_operators_error() {
         .expect("a formatted panic message");
     assert_eq!(*message, format!("ReverseSequence node 'custom1': {error}"));
 }
+
+/// Every test above on burn's wgpu device (revseq's kernels) and on burn's CPU
+/// backend (the portable path).
+macro_rules! on_both_paths {
+    ($($name:ident),*) => {
+        mod kernels {
+            $(#[test]
+            fn $name() {
+                super::$name(super::device());
+            })*
+        }
+        mod portable {
+            $(#[test]
+            fn $name() {
+                super::$name(&burn::tensor::Device::flex());
+            })*
+        }
+    };
+}
+
+on_both_paths!(
+    the_keras_bilstm_matches_onnx_runtime,
+    the_tf2onnx_tagger_matches_onnx_runtime,
+    onnx_backend_tests_are_exact,
+    kinds_match_onnx_runtime_exactly,
+    external_data_kinds_match_onnx_runtime_exactly,
+    lengths_from_a_shape_match_onnx_runtime_exactly,
+    a_bad_length_at_run_time_panics_with_the_operators_error
+);

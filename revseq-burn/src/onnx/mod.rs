@@ -25,7 +25,7 @@
 //! batch size) fails the build, naming the node and the rule. The generated
 //! `forward` returns tensors, not `Result`: where
 //! [`reverse_sequence`](crate::reverse_sequence) returns an error at run time (a
-//! lengths tensor of the wrong size, a device revseq does not know), it panics
+//! lengths tensor of the wrong size, or on another device), it panics
 //! with the node's name and that error's text, as burn's own operations panic on
 //! shapes that do not fit.
 

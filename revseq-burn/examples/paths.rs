@@ -1,0 +1,139 @@
+//! What registering a device gains: revseq-burn's two paths on one BiLSTM-sized
+//! tensor, `[32, 128, 256]` f32 (batch, time, features) with lengths spread over
+//! `[0, 128]`, reversed along time.
+//! `cargo run --release -p revseq-burn --example paths`
+//!
+//! - On the default wgpu adapter: revseq's kernels (a device `revseq_burn::init`
+//!   brought up) beside the portable path (a wgpu runtime burn brought up itself
+//!   on the same adapter);
+//!   burn's own `flip` along time there (a reversal that ignores the lengths).
+//! - On burn's CPU backend (flex): the portable path beside `flip`. flex's `flip`
+//!   is a view that moves nothing until an operation reads it, so both are
+//!   followed by `+ 1.0`, the operation that reads them; `x + 1` alone beside.
+//!
+//! Each round times every variant once (`REPS` operations chained, then
+//! `Device::sync`); it prints each variant's median and the median of the
+//! per-round ratios to its baseline.
+
+use std::time::Instant;
+
+use burn::tensor::{Device, DeviceKind, Int, Tensor, TensorData};
+use revseq_burn::{reverse_sequence, Error};
+
+const SHAPE: [usize; 3] = [32, 128, 256];
+const ROUNDS: usize = 15;
+const REPS: usize = 20;
+
+type Op = Box<dyn Fn(Tensor<3>) -> Tensor<3>>;
+
+struct Variant {
+    name: &'static str,
+    device: Device,
+    op: Op,
+    times: Vec<f64>,
+}
+
+fn main() -> Result<(), Error> {
+    let kernels = revseq_burn::init()?;
+    let info = revseq_burn::gpu(&kernels)?.adapter_info();
+    println!(
+        "adapter: {} ({:?}, {:?})",
+        info.name, info.backend, info.device_type
+    );
+    let kind = match info.device_type {
+        revseq::wgpu::DeviceType::DiscreteGpu => DeviceKind::DiscreteGpu(0),
+        revseq::wgpu::DeviceType::IntegratedGpu => DeviceKind::IntegratedGpu(0),
+        revseq::wgpu::DeviceType::VirtualGpu => DeviceKind::VirtualGpu(0),
+        _ => DeviceKind::Cpu,
+    };
+    let portable = Device::wgpu(kind);
+    let cpu = Device::flex();
+
+    let lengths: Vec<i64> = (0..SHAPE[0] as i64).map(|b| (b * 37 + 11) % 129).collect();
+    let reverse = |device: &Device| -> Op {
+        let lengths = Tensor::<1, Int>::from_data(TensorData::new(lengths.clone(), [32]), device);
+        Box::new(move |x| reverse_sequence(x, lengths.clone(), 0, 1).expect("valid arguments"))
+    };
+    let flip: fn(Tensor<3>) -> Tensor<3> = |x| x.flip([1]);
+    let add: fn(Tensor<3>) -> Tensor<3> = |x| x + 1.0;
+    let reverse_add = |device: &Device| -> Op {
+        let reverse = reverse(device);
+        Box::new(move |x| reverse(x) + 1.0)
+    };
+    // Groups: the first of each is the baseline of the others' ratios.
+    let groups: [Vec<(&'static str, Device, Op)>; 2] = [
+        vec![
+            ("revseq's kernels", kernels.clone(), reverse(&kernels)),
+            ("portable path", portable.clone(), reverse(&portable)),
+            ("burn's flip", portable.clone(), Box::new(flip)),
+        ],
+        vec![
+            ("flip + 1", cpu.clone(), Box::new(move |x| flip(x) + 1.0)),
+            ("portable path + 1", cpu.clone(), reverse_add(&cpu)),
+            ("x + 1", cpu.clone(), Box::new(add)),
+        ],
+    ];
+    let mut groups = groups.map(|group| {
+        group
+            .into_iter()
+            .map(|(name, device, op)| Variant {
+                name,
+                device,
+                op,
+                times: Vec::new(),
+            })
+            .collect::<Vec<_>>()
+    });
+    for round in 0..=ROUNDS {
+        for variant in groups.iter_mut().flatten() {
+            let seconds = time(variant);
+            if round > 0 {
+                variant.times.push(seconds);
+            }
+        }
+    }
+
+    let bytes = 2.0 * (SHAPE.iter().product::<usize>() * 4) as f64;
+    println!("{SHAPE:?} f32, {ROUNDS} rounds of {REPS} chained operations, medians");
+    for (group, title) in groups.iter().zip(["wgpu", "burn's CPU backend (flex)"]) {
+        println!("{title}:");
+        println!(
+            "  {:<20} {:>10} {:>8} {:>12}",
+            "variant", "time", "GB/s", "÷ first"
+        );
+        for variant in group {
+            let ratios: Vec<f64> = (0..ROUNDS)
+                .map(|r| variant.times[r] / group[0].times[r])
+                .collect();
+            let t = median(&variant.times);
+            println!(
+                "  {:<20} {:>7.3} ms {:>8.2} {:>11.2}×",
+                variant.name,
+                t * 1e3,
+                bytes / t / 1e9,
+                median(&ratios)
+            );
+        }
+    }
+    Ok(())
+}
+/// Seconds per operation: `REPS` of them chained on a fresh tensor, then a sync.
+fn time(variant: &Variant) -> f64 {
+    let x = Tensor::<3>::random(SHAPE, burn::tensor::Distribution::Default, &variant.device);
+    variant.device.sync().expect("device sync");
+    let start = Instant::now();
+    let mut y = x;
+    for _ in 0..REPS {
+        y = (variant.op)(y);
+    }
+    variant.device.sync().expect("device sync");
+    let seconds = start.elapsed().as_secs_f64() / REPS as f64;
+    drop(y);
+    seconds
+}
+
+fn median(values: &[f64]) -> f64 {
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    sorted[sorted.len() / 2]
+}
