@@ -1,5 +1,6 @@
 //! Two TensorFlow taggers exported by tf2onnx, imported into burn with
-//! revseq-burn's hook (`build.rs`), run on burn's wgpu device over a padded batch.
+//! revseq-burn's hook (`build.rs`), run over a padded batch on burn's wgpu device
+//! (revseq's kernels) and on burn's CPU backend (revseq-burn's portable path).
 //! `cargo run -p revseq-burn-import-onnx`
 //!
 //! - `tagger`: `tf.reverse_sequence` by each sequence's length around the backward
@@ -17,7 +18,7 @@
 //!
 //! It prints each model's largest difference from ONNX Runtime's output.
 
-use burn::tensor::{Int, Tensor, TensorData};
+use burn::tensor::{Device, Int, Tensor, TensorData};
 use revseq_burn_import_onnx::{keras_bilstm, tagger, values};
 
 const BATCH: usize = 4;
@@ -26,22 +27,26 @@ const FEATURES: usize = 8;
 const TAGS: usize = 5;
 
 fn main() -> Result<(), revseq_burn::Error> {
-    let device = revseq_burn::init()?;
-    let info = revseq_burn::gpu(&device)?.adapter_info();
-    println!("adapter: {} ({:?})", info.name, info.backend);
-
+    let gpu = revseq_burn::init()?;
+    let info = revseq_burn::gpu(&gpu)?.adapter_info();
     let lengths = values("tagger.lengths.i32", i32::from_le_bytes);
     println!("padded batch [{BATCH}, {TIME}, {FEATURES}], lengths {lengths:?}");
-    let x = || {
-        let x = values("tagger.x.f32", f32::from_le_bytes);
-        Tensor::<3>::from_data(TensorData::new(x, [BATCH, TIME, FEATURES]), &device)
-    };
-    let lengths = Tensor::<1, Int>::from_data(TensorData::new(lengths, [BATCH]), &device);
-
-    let tags = tagger::Model::from_embedded(&device).forward(x(), lengths);
-    report("tagger", tags, "tagger.Identity_0.f32");
-    let tags = keras_bilstm::Model::from_embedded(&device).forward(x());
-    report("keras_bilstm", tags, "keras_bilstm.dense_1.f32");
+    for (device, name) in [
+        (gpu, format!("adapter {} ({:?})", info.name, info.backend)),
+        (Device::flex(), "burn's CPU backend".to_string()),
+    ] {
+        println!("{name}, revseq-burn path {:?}:", revseq_burn::path(&device));
+        let x = || {
+            let x = values("tagger.x.f32", f32::from_le_bytes);
+            Tensor::<3>::from_data(TensorData::new(x, [BATCH, TIME, FEATURES]), &device)
+        };
+        let lengths =
+            Tensor::<1, Int>::from_data(TensorData::new(lengths.clone(), [BATCH]), &device);
+        let tags = tagger::Model::from_embedded(&device).forward(x(), lengths);
+        report("tagger", tags, "tagger.Identity_0.f32");
+        let tags = keras_bilstm::Model::from_embedded(&device).forward(x());
+        report("keras_bilstm", tags, "keras_bilstm.dense_1.f32");
+    }
     Ok(())
 }
 
@@ -57,6 +62,6 @@ fn report(model: &str, tags: Tensor<3>, onnx_runtime: &str) {
         .map(|(a, b)| (a - b).abs())
         .fold(0.0f32, f32::max);
     println!(
-        "{model}: tags [{BATCH}, {TIME}, {TAGS}], largest difference from ONNX Runtime {largest:e}"
+        "  {model}: tags [{BATCH}, {TIME}, {TAGS}], largest difference from ONNX Runtime {largest:e}"
     );
 }
