@@ -70,7 +70,7 @@ pub enum Path {
     /// or that [`register`] was given (autodiff over it too).
     Kernels,
     /// burn's own tensor operations (an index built from the lengths, then a
-    /// gather): any other device, of any backend, including a wgpu runtime burn
+    /// `select` of rows): any other device, of any backend, including a wgpu runtime burn
     /// brought up on its own, whose handles burn 0.22 does not hand back.
     Portable,
 }

@@ -12,7 +12,7 @@
 //! the very `wgpu::Device` and `Queue` burn runs on. On every other device (burn's
 //! CPU backend, CUDA, ROCm, LibTorch, or a wgpu runtime burn brought up before
 //! `init` could) it runs as burn's own tensor operations: an index along the axis
-//! built from the lengths, then a gather. Both give the same results and errors;
+//! built from the lengths, then a `select` of rows. Both give the same results and errors;
 //! [`path`] says which one a device takes. burn 0.22 does not hand out an
 //! initialised wgpu runtime's handles: call [`init`] before burn's first tensor on
 //! that device to get revseq's kernels there.
