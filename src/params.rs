@@ -30,11 +30,8 @@ pub(crate) struct Params {
     /// The dispatch's first workgroup, where `run` runs one dispatch in parts
     /// (`src/parts.rs`): 0 for a dispatch in one part.
     pub(crate) first_group: u32,
-    /// Workgroups with work, for `tile`, whose workgroups (not invocations) take
-    /// the work; 0 elsewhere.
-    pub(crate) groups: u32,
     /// Keeps `vecs` on the 16-byte boundary the WGSL struct puts it on.
-    pub(crate) padding: u32,
+    pub(crate) padding: [u32; 2],
     pub(crate) vecs: Divisor,
     pub(crate) per_row: Divisor,
     pub(crate) blocks: Divisor,
@@ -122,7 +119,6 @@ mod tests {
             ("touch", offset_of!(Params, touch)),
             ("lanes", offset_of!(Params, lanes)),
             ("first_group", offset_of!(Params, first_group)),
-            ("groups", offset_of!(Params, groups)),
             ("vecs", offset_of!(Params, vecs)),
             ("per_row", offset_of!(Params, per_row)),
             ("blocks", offset_of!(Params, blocks)),

@@ -131,8 +131,7 @@ pub(crate) fn compute_pipeline(
         entry_point: Some(Kernel::ENTRY_POINT),
         compilation_options: wgpu::PipelineCompilationOptions {
             constants,
-            // Only `tile` uses workgroup memory, and it reads nothing there it
-            // has not written.
+            // No kernel of the operator uses workgroup memory.
             zero_initialize_workgroup_memory: false,
         },
         cache: None,

@@ -246,8 +246,7 @@ mod tests {
     /// stages and runs the fast variant, never the general kernel.
     #[test]
     fn staged_per_element_pieces_run_the_fast_variant_whatever_their_inner_size() {
-        // Axes `columns` holds (64 positions), and past them `gather`, or `tile`
-        // on a GPU (70).
+        // Axes `columns` holds (64 positions), and past them `gather` (70).
         for (tuning, t) in [(Tuning::Cpu, 64), (Tuning::Gpu, 64), (Tuning::Gpu, 70)] {
             for data_type in [DataType::Uint8, DataType::Float16, DataType::Float32] {
                 let width = data_type.size_in_bytes();
@@ -268,7 +267,7 @@ mod tests {
                     let expected = if t <= 64 {
                         Variant::Columns
                     } else {
-                        Variant::Tile
+                        Variant::Gather
                     };
                     let variants: Vec<Variant> =
                         planned.plans.iter().map(|p| p.variant()).collect();

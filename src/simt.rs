@@ -51,43 +51,6 @@ pub struct Access {
     pub waits: bool,
 }
 
-/// One access to workgroup memory by one invocation: a 4-byte word.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct WorkgroupAccess {
-    /// The dispatch of the operator it belongs to.
-    pub dispatch: u32,
-    /// The workgroup, as the trace numbers its sample.
-    pub workgroup: u32,
-    /// The invocation's index in its workgroup.
-    pub local: u32,
-    /// The invocation's how-manieth access to workgroup memory this is, from 0.
-    pub ordinal: u32,
-    /// Bytes from the start of the workgroup's memory.
-    pub address: u32,
-    /// Read or write.
-    pub kind: Kind,
-}
-
-/// What the model counts of workgroup memory: warp instructions, and the
-/// wavefronts they take. Workgroup memory has 32 banks of 4-byte words; an
-/// instruction takes as many wavefronts as the most distinct words it touches in
-/// one bank (the same word for several lanes is a broadcast, free).
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct WorkgroupMemory {
-    /// Warp instructions that read or write workgroup memory.
-    pub instructions: u64,
-    /// Wavefronts they take, summed: `instructions` where no bank conflicts.
-    pub wavefronts: u64,
-}
-
-impl WorkgroupMemory {
-    /// Wavefronts per instruction: 1.0 without bank conflicts, 32 at worst;
-    /// 0 where the kernel uses no workgroup memory.
-    pub fn conflict_factor(&self) -> f64 {
-        ratio(self.wavefronts, self.instructions)
-    }
-}
-
 /// The GPU the model stands for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Model {
@@ -197,47 +160,11 @@ fn ratio(a: u64, b: u64) -> f64 {
     }
 }
 
-/// Banks of workgroup memory, each 4 bytes wide.
-const BANKS: u32 = 32;
-
 /// An instruction: its dispatch, workgroup and warp, its class (kind, tensor,
 /// bytes), and which of the warp's instructions of that class it is.
 type Instruction = (u32, u32, u32, Kind, TensorRole, u32, u32);
 
 impl Model {
-    /// Counts the wavefronts `accesses` to workgroup memory take: each
-    /// invocation's k-th read (write) is its warp's k-th read (write) instruction.
-    pub fn analyze_workgroup_memory(&self, accesses: &[WorkgroupAccess]) -> WorkgroupMemory {
-        let mut instructions: BTreeMap<(u32, u32, u32, Kind, u32), Vec<u32>> = BTreeMap::new();
-        let mut ordered: Vec<&WorkgroupAccess> = accesses.iter().collect();
-        ordered.sort_by_key(|a| (a.dispatch, a.workgroup, a.local, a.ordinal));
-        let mut occurrences = std::collections::HashMap::new();
-        for a in ordered {
-            let occurrence = occurrences
-                .entry((a.dispatch, a.workgroup, a.local, a.kind))
-                .or_insert(0u32);
-            let key = (
-                a.dispatch,
-                a.workgroup,
-                a.local / self.warp,
-                a.kind,
-                *occurrence,
-            );
-            *occurrence += 1;
-            instructions.entry(key).or_default().push(a.address / 4);
-        }
-        let mut memory = WorkgroupMemory::default();
-        for words in instructions.values() {
-            let mut per_bank: BTreeMap<u32, HashSet<u32>> = BTreeMap::new();
-            for &word in words {
-                per_bank.entry(word % BANKS).or_default().insert(word);
-            }
-            memory.instructions += 1;
-            memory.wavefronts += per_bank.values().map(|w| w.len() as u64).max().unwrap_or(1);
-        }
-        memory
-    }
-
     /// Counts what `accesses` cost a GPU of this shape.
     pub fn analyze(&self, accesses: &[Access]) -> Report {
         let mut report = self.count_instructions(accesses);

@@ -20,7 +20,7 @@ use crate::params::PARAMS_SIZE;
 use crate::pipeline::compute_pipeline;
 use crate::scope::{block_on, Scope};
 use crate::shaders::{Kernel, Source, Storage};
-use crate::simt::{Access, Kind, WorkgroupAccess};
+use crate::simt::{Access, Kind};
 use crate::window::Window;
 
 /// Records the trace buffer holds before the trace is cut short: 16 MiB.
@@ -31,8 +31,6 @@ const CAPACITY: u64 = 1 << 20;
 pub struct Trace {
     /// The sampled workgroups' accesses, in no particular order.
     pub accesses: Vec<Access>,
-    /// Their accesses to workgroup memory (`tile`'s), in no particular order.
-    pub workgroup_memory: Vec<WorkgroupAccess>,
     /// The output binding's bytes after the run: the traced kernels compute what
     /// the normal ones do.
     pub output: Vec<u8>,
@@ -216,7 +214,6 @@ fn run_traced(
 
     let mut trace = Trace {
         accesses: Vec::new(),
-        workgroup_memory: Vec::new(),
         output: Vec::new(),
     };
     for (index, dispatch) in dispatches.iter().enumerate() {
@@ -307,18 +304,7 @@ fn decode(index: u32, bytes: &[u8], trace: &mut Trace) -> Result<(), Error> {
         let tensor = match (kind & 7) >> 1 {
             0 => TensorRole::Input,
             1 => TensorRole::SequenceLengths,
-            2 => TensorRole::Output,
-            _ => {
-                trace.workgroup_memory.push(WorkgroupAccess {
-                    dispatch: index,
-                    workgroup,
-                    local,
-                    ordinal,
-                    address: r[2],
-                    kind: access_kind,
-                });
-                continue;
-            }
+            _ => TensorRole::Output,
         };
         trace.accesses.push(Access {
             dispatch: index,

@@ -138,8 +138,7 @@ async fn onnx_examples() {
 
 /// Every data type (so every element width) with every length type, on layouts that
 /// select every kernel variant under one tuning or the other (the browser's
-/// SwiftShader adapter is a CPU; a GPU's tuning runs `tile` past 64 positions),
-/// against the reference.
+/// SwiftShader adapter is a CPU), against the reference.
 #[wasm_bindgen_test]
 async fn every_width_and_length_type_matches_the_reference() {
     let browser = gpu().await;

@@ -7,7 +7,7 @@
 use std::fmt::Write as _;
 
 use revseq::shaders::Storage;
-use revseq::simt::{Model, Report, WorkgroupMemory};
+use revseq::simt::{Model, Report};
 use revseq::trace::{kernel_wgsl, trace_wgsl};
 use revseq::{reference, Gpu, ReverseSubsequences, Tuning};
 
@@ -24,8 +24,6 @@ pub(crate) struct Figures {
     pub(crate) warp: u32,
     pub(crate) variant: &'static str,
     pub(crate) report: Report,
-    /// Wavefronts of workgroup memory (`tile`).
-    pub(crate) workgroup_memory: WorkgroupMemory,
     /// Launched workgroups without work, as a fraction.
     pub(crate) idle_workgroups: f64,
 }
@@ -34,7 +32,7 @@ impl Figures {
     pub(crate) fn json(&self) -> String {
         let r = &self.report;
         format!(
-            "{{\"tuning\": \"{}\", \"warp\": {}, \"variant\": \"{}\", \"load_efficiency\": {:.4}, \"store_efficiency\": {:.4}, \"memory_instructions_per_512_bytes\": {:.4}, \"bytes_loaded_per_byte\": {:.4}, \"load_bytes_per_instruction\": {:.1}, \"idle_lanes_per_load\": {:.3}, \"idle_lanes_per_store\": {:.3}, \"repeated_load_instructions\": {}, \"divergent_instructions\": {}, \"bank_conflict_factor\": {:.4}, \"workgroup_memory_instructions\": {}, \"idle_workgroups\": {:.6}, \"bytes_in_flight_per_thread\": {:.2}}}",
+            "{{\"tuning\": \"{}\", \"warp\": {}, \"variant\": \"{}\", \"load_efficiency\": {:.4}, \"store_efficiency\": {:.4}, \"memory_instructions_per_512_bytes\": {:.4}, \"bytes_loaded_per_byte\": {:.4}, \"load_bytes_per_instruction\": {:.1}, \"idle_lanes_per_load\": {:.3}, \"idle_lanes_per_store\": {:.3}, \"repeated_load_instructions\": {}, \"divergent_instructions\": {}, \"idle_workgroups\": {:.6}, \"bytes_in_flight_per_thread\": {:.2}}}",
             if self.tuning == Tuning::Gpu { "gpu" } else { "cpu" },
             self.warp,
             self.variant,
@@ -47,8 +45,6 @@ impl Figures {
             r.stores.idle_lanes_per_instruction(),
             r.loads.repeated,
             r.divergent,
-            self.workgroup_memory.conflict_factor(),
-            self.workgroup_memory.instructions,
             self.idle_workgroups,
             r.bytes_in_flight_per_thread(),
         )
@@ -137,8 +133,6 @@ pub(crate) fn model_row(
                 warp,
                 variant: op.variant().name(),
                 report: Model::new(warp).analyze(&trace.accesses),
-                workgroup_memory: Model::new(warp)
-                    .analyze_workgroup_memory(&trace.workgroup_memory),
                 idle_workgroups: op.idle_workgroups(),
             });
         }
@@ -197,7 +191,6 @@ fn traced_copy(
             warp,
             variant: "copy",
             report: Model::new(warp).analyze(&trace.accesses),
-            workgroup_memory: WorkgroupMemory::default(),
             idle_workgroups: (u64::from(x) * u64::from(y) - u64::from(groups)) as f64
                 / (u64::from(x) * u64::from(y)) as f64,
         })
@@ -206,7 +199,7 @@ fn traced_copy(
 
 pub(crate) fn print_header() {
     println!(
-        "{:>5} {:<16} {:<8} {:>6} {:>6} {:>7} {:>7} {:>6} {:>6} {:>7} {:>6} {:>6} {:>6} | {:<8} {:>6} {:>6} {:>7} | target",
+        "{:>5} {:<16} {:<8} {:>6} {:>6} {:>7} {:>7} {:>6} {:>7} {:>6} {:>6} {:>6} | {:<8} {:>6} {:>6} {:>7} | target",
         "width",
         "layout",
         "gpu",
@@ -215,7 +208,6 @@ pub(crate) fn print_header() {
         "instr",
         "loaded",
         "idle",
-        "banks",
         "idle wg",
         "flight",
         "w64 ld",
@@ -233,14 +225,13 @@ pub(crate) fn print_row(width: &str, layout: &str, figures: &[Figures], target: 
     let r = &g.report;
     let _ = write!(
         line,
-        "{width:>5} {layout:<16} {:<8} {:>6.3} {:>6.3} {:>7.2} {:>7.3} {:>6.2} {:>6.2} {:>7.4} {:>6.1}",
+        "{width:>5} {layout:<16} {:<8} {:>6.3} {:>6.3} {:>7.2} {:>7.3} {:>6.2} {:>7.4} {:>6.1}",
         g.variant,
         r.loads.efficiency(),
         r.stores.efficiency(),
         r.instructions_per_512_bytes(),
         r.bytes_loaded_per_byte(),
         r.loads.idle_lanes_per_instruction(),
-        g.workgroup_memory.conflict_factor(),
         g.idle_workgroups,
         r.bytes_in_flight_per_thread(),
     );
@@ -275,8 +266,7 @@ pub(crate) fn run(bench: &Bench, args: &Args, info: &wgpu::AdapterInfo) {
         "GPU model of memory traffic, from the trace build of the real kernels (not a timing): warps of 32 invocations \
          and 32-byte sectors under Tuning::Gpu (w64: warps of 64), Tuning::Cpu beside it; loads, stores = sector \
          efficiency (fewest sectors that hold the bytes moved / sectors touched); instr = memory instructions per \
-         512 bytes of output; loaded = bytes DRAM delivers per byte of output; idle = idle lanes per load; banks = \
-         workgroup-memory wavefronts per instruction; idle wg = launched workgroups without work; flight = bytes an \
+         512 bytes of output; loaded = bytes DRAM delivers per byte of output; idle = idle lanes per load; idle wg = launched workgroups without work; flight = bytes an \
          invocation has outstanding per round trip to memory\n"
     );
     print_header();

@@ -3,9 +3,8 @@
 // come from another position along the axis, so the vector is gathered element by
 // element from the tensor. Each invocation owns one vector column and STEPS
 // positions along the axis (`gather/blocks.wgsl`), loading the column's lengths
-// once for all of them. This is the fallback for per-element lengths: a CPU
-// adapter runs `columns/columns.wgsl` along short axes, a GPU `tile/tile.wgsl`
-// wherever a workgroup's tile holds the axis.
+// once for all of them. This is the fallback for per-element lengths: every
+// adapter runs `columns/columns.wgsl` along short axes.
 //
 // The column's lengths live in four vec4 (no private array, whose dynamic indexing
 // a CPU adapter turns into per-lane memory traffic), four elements' sources are

@@ -1,5 +1,5 @@
 // The per-element lengths of a vector, for the families whose lengths change along
-// the innermost dimension (`gather`, `tile`, `columns`).
+// the innermost dimension (`gather`, `columns`).
 #import shared/vectors
 
 // Lengths of elements `first`..`first + 3` of a column; only the first `count` (a

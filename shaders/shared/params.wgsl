@@ -29,7 +29,7 @@ struct Params {
     // where a kernel only multiplies is cheaper).
     size_divisors: array<Divisor, 8>,
     out_stride_divisors: array<Divisor, 8>,
-    // Invocations with work to do; 0 for `tile`, which counts `groups`.
+    // Invocations with work to do.
     count: u32,
     // Windowed dispatch (`src/window/`): elements from the start of each binding
     // to this dispatch's piece of the tensors. The input's wraps (mod 2^32) where
@@ -61,9 +61,6 @@ struct Params {
     // The dispatch's first workgroup, where revseq runs one dispatch in parts
     // (`src/submission.rs`); 0 otherwise.
     first_group: u32,
-    // Workgroups with work, for `tile`, whose workgroups (not invocations) take
-    // the work; 0 elsewhere.
-    groups: u32,
     // The vector families: vectors in one row or run of the innermost dimension.
     // A uniform struct member starts on 16 bytes.
     @align(16) vecs: Divisor,
@@ -71,7 +68,7 @@ struct Params {
     per_row: Divisor,
     // `gather`: blocks of STEPS positions along the axis.
     blocks: Divisor,
-    // `gather`, `tile`: vectors per band of a run, and bands per run.
+    // `gather`: vectors per band of a run, and bands per run.
     band: Divisor,
     bands: Divisor,
 }

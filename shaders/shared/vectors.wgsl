@@ -1,4 +1,4 @@
-// Shared by the vector families (`rows`, `runs`, `gather`, `tile`, `columns`),
+// Shared by the vector families (`rows`, `runs`, `gather`, `columns`),
 // which move vectors of VEC_BYTES: 16, or 4 where a row or run is whole 32-bit
 // words but not whole 16-byte vectors. The plan picks a vector family only when
 // the innermost dimension of the canonical layout is contiguous in input and

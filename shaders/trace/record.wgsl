@@ -10,13 +10,10 @@ const TRACE_STORE: u32 = 1u;
 const TRACE_INPUT: u32 = 0u;
 const TRACE_LENGTHS: u32 = 2u;
 const TRACE_OUTPUT: u32 = 4u;
-// Workgroup memory (`tile`'s), numbered apart from the tensors' accesses, so that
-// the tensors' ordinals stay what they are without it.
-const TRACE_WORKGROUP: u32 = 6u;
 // Set on a load of the input that follows a load of the lengths in the same
 // invocation: its address is mirrored by a length, so it waits for that load.
-// The kernels load no input whose address does not depend on a length after one
-// (`tile` loads its band first), so program order tells.
+// The kernels load no input whose address does not depend on a length after one,
+// so program order tells.
 const TRACE_WAITS: u32 = 8u;
 
 // Each record: (sampled workgroup, local invocation | ordinal << 12, byte address
@@ -34,14 +31,12 @@ override TRACE_EVERY: u32;
 var<private> trace_group: u32;
 var<private> trace_local: u32;
 var<private> trace_ordinal: u32;
-var<private> trace_workgroup_ordinal: u32;
 var<private> trace_after_length: bool;
 
 fn trace_begin(group: u32, local: u32) {
     trace_group = group;
     trace_local = local;
     trace_ordinal = 0u;
-    trace_workgroup_ordinal = 0u;
     trace_after_length = false;
 }
 
@@ -55,17 +50,4 @@ fn trace_access(kind: u32, address: u32, bytes: u32) {
     }
     trace_ordinal += 1u;
     trace_after_length = trace_after_length || kind == (TRACE_LOAD | TRACE_LENGTHS);
-}
-
-// An access to workgroup memory: `address` in bytes from the start of the
-// workgroup's variables as the kernel numbers them (`tile`: its tile's words, then
-// its lengths).
-fn trace_workgroup(store: u32, address: u32) {
-    if (trace_group % TRACE_EVERY == 0u) {
-        let slot = atomicAdd(&trace.count, 1u);
-        if (slot < arrayLength(&trace.records)) {
-            trace.records[slot] = vec4(trace_group / TRACE_EVERY, trace_local | (trace_workgroup_ordinal << 12u), address, 4u | ((TRACE_WORKGROUP | store) << 8u));
-        }
-    }
-    trace_workgroup_ordinal += 1u;
 }

@@ -1,6 +1,6 @@
 //! `gather`: the reversed axis is outside a contiguous innermost dimension along
-//! which the length changes from element to element, and neither `columns` (a CPU
-//! adapter's short axes) nor `tile` (a GPU's axes that fit a tile) runs it. Each
+//! which the length changes from element to element, and `columns` (axes of up to
+//! 64 positions, elements under 16 bytes) does not run it. Each
 //! invocation owns one vector column of a run and a block of `steps` positions
 //! along the axis, and gathers each output vector element by element
 //! (`shaders/gather/gather.wgsl`, or `gather_narrow.wgsl` on 32-bit words).

@@ -22,7 +22,6 @@ mod general;
 mod key;
 mod rows;
 mod runs;
-mod tile;
 mod vector;
 
 pub use key::{PipelineKey, Walk};
@@ -52,10 +51,6 @@ pub enum Variant {
     /// The reversed axis is outside the innermost dimension and the length changes
     /// along it: each output vector is gathered element by element.
     Gather,
-    /// As [`Variant::Gather`], on a GPU, along an axis that a workgroup's tile in
-    /// workgroup memory holds: the tensor is read and written a whole vector at a
-    /// time, beside the neighbours' vectors, and gathered from the tile.
-    Tile,
     /// As [`Variant::Gather`], on a CPU adapter, along at most 64 positions, on
     /// 16-byte vectors of elements narrower than one: each invocation holds a whole
     /// column of the axis in registers, loads and stores each vector once and
@@ -65,12 +60,11 @@ pub enum Variant {
 
 impl Variant {
     /// Every variant.
-    pub const ALL: [Variant; 6] = [
+    pub const ALL: [Variant; 5] = [
         Variant::General,
         Variant::Rows,
         Variant::Runs,
         Variant::Gather,
-        Variant::Tile,
         Variant::Columns,
     ];
 
@@ -81,7 +75,6 @@ impl Variant {
             Variant::Rows => "rows",
             Variant::Runs => "runs",
             Variant::Gather => "gather",
-            Variant::Tile => "tile",
             Variant::Columns => "columns",
         }
     }
@@ -181,7 +174,6 @@ families! {
     Rows => rows,
     Runs => runs,
     Gather => gather,
-    Tile => tile,
     Columns => columns,
 }
 
@@ -203,7 +195,6 @@ impl Plan {
         } else {
             columns::plan(layout, element_bytes, profile)
                 .map(Plan::Columns)
-                .or_else(|| tile::plan(layout, element_bytes, profile).map(Plan::Tile))
                 .or_else(|| gather::plan(layout, element_bytes, profile).map(Plan::Gather))
         };
         fast.unwrap_or_else(|| Plan::general(layout, element_bytes, output_bytes, profile))

@@ -68,7 +68,7 @@ fn gather(plan: Plan) -> gather::Plan {
 fn the_variant_depends_on_the_layout_and_the_steps_on_the_adapter() {
     for (sizes, axis, cpu_variant, gpu_variant) in [
         (&[100, 64][..], 1, Variant::Rows, Variant::Rows),
-        (&[80, 100], 0, Variant::Gather, Variant::Tile),
+        (&[80, 100], 0, Variant::Gather, Variant::Gather),
         (&[100, 63], 1, Variant::Rows, Variant::Rows),
         (&[100, 3], 0, Variant::Gather, Variant::Gather),
         (&[100, 1], 1, Variant::General, Variant::General),
@@ -115,8 +115,7 @@ fn the_variant_depends_on_the_layout_and_the_steps_on_the_adapter() {
     assert!(gather(plan(DataType::Float64, &[80, 100], 0, true)).touch_ahead);
     assert!(!gather(plan(DataType::Uint8, &[80, 160], 0, true)).touch_ahead);
     assert!(!gather(plan(DataType::Float32, &[80, 101], 0, true)).touch_ahead);
-    // On a GPU past what a tile holds (480 positions of two vectors), gather
-    // walks blocks of 4 and loads nothing ahead.
+    // On a GPU gather walks blocks of 4 and loads nothing ahead.
     let g = gather(plan(DataType::Uint8, &[481, 160], 0, false));
     assert_eq!((g.steps, g.blocks, g.touch_ahead), (4, 121, false));
     // 515 vectors a run: three bands of 172, not two of 256 and a third of 3;
@@ -153,7 +152,7 @@ fn columns_hold_short_axes() {
         (DataType::Complex128, [64, 10], true, Variant::Gather),
         (DataType::Float32, [65, 100], true, Variant::Gather),
         (DataType::Uint8, [64, 160], false, Variant::Columns),
-        (DataType::Uint8, [65, 160], false, Variant::Tile),
+        (DataType::Uint8, [65, 160], false, Variant::Gather),
         (DataType::Complex128, [64, 10], false, Variant::Gather),
         (DataType::Uint8, [64, 20], true, Variant::Gather),
     ] {
@@ -162,47 +161,24 @@ fn columns_hold_short_axes() {
 }
 
 #[test]
-fn tiles_hold_the_axis_in_bands_of_whole_sectors_on_a_gpu() {
-    let tile = |plan: Plan| match plan {
-        Plan::Tile(p) => p,
-        other => panic!("{other:?}"),
-    };
-    // 960 vectors a tile: an axis of 100 takes bands of 8 vectors (9 fit, a power
-    // of two), 1,024 vectors a run in 128 bands; 16 runs of them.
-    let p = tile(plan(DataType::Uint8, &[16, 100, 16384], 1, false));
-    assert_eq!((p.band, p.bands, p.workgroups), (8, 128, 16 * 128));
-    // No more vectors a band than a run has.
-    let p = tile(plan(DataType::Float32, &[70, 1000], 0, false));
-    assert_eq!((p.band, p.bands), (8, 250_usize.div_ceil(8) as u32));
-    let p = tile(plan(DataType::Float32, &[70, 12], 0, false));
-    assert_eq!((p.band, p.bands), (4, 1));
-    // Up to 480 positions of two vectors (32 bytes, a sector) a band.
-    let p = tile(plan(DataType::Float32, &[480, 100], 0, false));
-    assert_eq!(p.band, 2);
-    assert_eq!(
-        plan(DataType::Float32, &[481, 100], 0, false).variant(),
-        Variant::Gather
-    );
-    // Runs of one vector: the whole run a band, up to 960 positions.
-    let p = tile(plan(DataType::Float32, &[960, 4], 0, false));
-    assert_eq!((p.band, p.bands), (1, 1));
-    assert_eq!(
-        plan(DataType::Float32, &[961, 4], 0, false).variant(),
-        Variant::Gather
-    );
-    // Not on words, for 16-byte elements, or on a CPU.
-    assert_eq!(
-        plan(DataType::Float32, &[90, 3], 0, false).variant(),
-        Variant::Gather
-    );
-    assert_eq!(
-        plan(DataType::Complex128, &[90, 64], 0, false).variant(),
-        Variant::Gather
-    );
-    assert_eq!(
-        plan(DataType::Float32, &[90, 64], 0, true).variant(),
-        Variant::Gather
-    );
+fn per_element_lengths_past_64_positions_gather_on_every_adapter() {
+    // Past the positions `columns` holds, whatever the element and the adapter.
+    for (data_type, sizes) in [
+        (DataType::Uint8, [65, 160]),
+        (DataType::Float32, [100, 1000]),
+        (DataType::Float32, [480, 100]),
+        (DataType::Float32, [960, 4]),
+        (DataType::Float64, [200, 64]),
+    ] {
+        for cpu in [true, false] {
+            let p = gather(plan(data_type, &sizes, 0, cpu));
+            assert_eq!(
+                p.blocks,
+                sizes[0].div_ceil(p.steps),
+                "{data_type:?} {sizes:?}"
+            );
+        }
+    }
 }
 
 #[test]

@@ -25,8 +25,7 @@ pub enum Tuning {
     /// run.
     Cpu,
     /// A GPU: neighbouring invocations touch neighbouring memory, one vector each
-    /// (or a few axis positions), and per-element lengths along axes longer than
-    /// `columns` holds go through a tile in workgroup memory.
+    /// (or a few axis positions).
     Gpu,
 }
 
@@ -140,13 +139,6 @@ pub(crate) fn runs_alone(tuning: Tuning, most: u32, vecs: u32) -> u32 {
         Tuning::Cpu => (most / 2).min(vecs.next_power_of_two()),
         Tuning::Gpu => 1,
     }
-}
-
-/// Whether `tile` may run, for elements of `element_bytes`: on a GPU, whose
-/// workgroup memory is fast (a CPU adapter's is not), for elements narrower than
-/// 16 bytes (16-byte elements gather faster on an H200: docs/tuning.md).
-pub(crate) fn tiles(tuning: Tuning, element_bytes: u32) -> bool {
-    tuning == Tuning::Gpu && element_bytes < 16
 }
 
 /// The most vectors a `runs` invocation takes, where a run fills

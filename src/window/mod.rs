@@ -54,7 +54,7 @@ mod tests;
 
 use crate::error::Error;
 use crate::layout::Layout;
-use pairs::pairs;
+use pairs::outline;
 use staged::staged;
 
 /// The most dispatches one operator records. Pieces are as large as a window
@@ -189,14 +189,18 @@ pub(crate) fn split(
         }]);
     }
     let window = window.min(MAX_WINDOW_BYTES) & !3;
-    let paired = pairs(layout, widths, bytes, window, align);
+    let outline = outline(layout, widths, bytes, window, align);
     // Pieces whose sources fit one window; or, for a kernel that walks a piece's
     // positions, pieces of whole positions paired with input windows of whole
     // positions (each run moved once, by the pair whose window holds its source).
-    if let Ok(dispatches) = &paired {
-        let whole = dispatches.iter().all(|d| d.whole);
-        if whole || (walk_pairs && dispatches.iter().all(|d| d.by_position)) {
-            return paired;
+    let mut paired = None;
+    if let Ok(outline) = &outline {
+        let reach = outline.reach();
+        if reach.whole || (walk_pairs && reach.by_position) {
+            match outline.dispatches() {
+                Ok(dispatches) => return Ok(dispatches),
+                error => paired = Some(error),
+            }
         }
     }
     // Pieces whose sources span several windows: staged where their segments
@@ -204,6 +208,6 @@ pub(crate) fn split(
     // each input window in turn.
     match staged(layout, widths, window, align) {
         Some(dispatches) => Ok(dispatches),
-        None => paired,
+        None => paired.unwrap_or_else(|| outline.and_then(|o| o.dispatches())),
     }
 }

@@ -39,35 +39,91 @@ struct PairCut {
     room: u64,
 }
 
-/// Pieces of the output with every input window that may hold their sources.
-pub(super) fn pairs(
+/// The output cut into pieces, before any is paired with its input windows.
+pub(super) struct Outline {
+    cut: PairCut,
+    pieces: Vec<Piece>,
+    widths: [u64; 3],
+    window: u64,
+}
+
+/// How an outline's pieces read their sources, known before any dispatch exists.
+pub(super) struct Reach {
+    /// Every piece holds the whole axis and one window all its sources: one
+    /// dispatch a piece, which any kernel variant runs.
+    pub(super) whole: bool,
+    /// No piece needs input windows of offsets: each dispatch's sources are chosen
+    /// by axis position alone.
+    pub(super) by_position: bool,
+}
+
+/// Which input windows a piece pairs with.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Windows {
+    /// One: it holds every source.
+    One,
+    /// Windows of whole axis positions.
+    Positions,
+    /// Windows of input offsets from the piece's origin.
+    Offsets,
+}
+
+/// The pieces of the output, with what pairing them needs (see [`Outline::reach`]).
+pub(super) fn outline(
     layout: &Layout,
     widths: [u64; 3],
     bytes: [u64; 3],
     window: u64,
     align: u64,
-) -> Result<Vec<Dispatch>, Error> {
+) -> Result<Outline, Error> {
     let c = PairCut::new(layout, widths, bytes[0], window, align)?;
     let dims = &layout.dims;
-    let pieces: u64 = dims[..c.cut]
+    let count: u64 = dims[..c.cut]
         .iter()
         .map(|d| u64::from(d.size))
         .product::<u64>()
         * u64::from(dims[c.cut].size.div_ceil(c.group));
-    if pieces > MAX_DISPATCHES as u64 {
-        return Err(too_many(pieces));
+    if count > MAX_DISPATCHES as u64 {
+        return Err(too_many(count));
     }
-    let mut dispatches = Vec::new();
+    let mut pieces = Vec::with_capacity(count as usize);
     for index in indices(dims[..c.cut].iter().map(|d| d.size).collect()) {
         let mut first = 0;
         while first < dims[c.cut].size {
             let size = c.group.min(dims[c.cut].size - first);
-            let piece = Piece::new(layout, &c, &index, first, size);
-            piece.dispatch(&c, widths, window, &mut dispatches)?;
+            pieces.push(Piece::new(layout, &c, &index, first, size));
             first += size;
         }
     }
-    Ok(dispatches)
+    Ok(Outline {
+        cut: c,
+        pieces,
+        widths,
+        window,
+    })
+}
+
+impl Outline {
+    /// How the pieces read their sources.
+    pub(super) fn reach(&self) -> Reach {
+        let windows = |p: &Piece| p.windows(&self.cut, self.widths[0], self.window);
+        Reach {
+            whole: self
+                .pieces
+                .iter()
+                .all(|p| p.whole_axis && windows(p) == Windows::One),
+            by_position: self.pieces.iter().all(|p| windows(p) != Windows::Offsets),
+        }
+    }
+
+    /// Each piece with every input window that may hold its sources.
+    pub(super) fn dispatches(&self) -> Result<Vec<Dispatch>, Error> {
+        let mut dispatches = Vec::new();
+        for piece in &self.pieces {
+            piece.dispatch(&self.cut, self.widths, self.window, &mut dispatches)?;
+        }
+        Ok(dispatches)
+    }
 }
 
 fn too_many(dispatches: u64) -> Error {
@@ -199,8 +255,22 @@ impl Piece {
         }
     }
 
-    /// Appends the piece's dispatches: one where its sources fit a window, else
-    /// one per input window of whole positions or of offsets.
+    /// The input windows the piece pairs with: one where its sources fit a
+    /// window, else windows of whole positions where a position's sources end
+    /// before the next's, else windows of offsets.
+    fn windows(&self, c: &PairCut, in_width: u64, window: u64) -> Windows {
+        let (input, _) = c.region(self.origins[0], self.extents[0], in_width);
+        let in_axis = self.layout.dims[self.layout.axis].input;
+        if input.size <= window {
+            Windows::One
+        } else if in_axis > self.position_extent() && c.room / in_width >= in_axis + 2 * c.tail {
+            Windows::Positions
+        } else {
+            Windows::Offsets
+        }
+    }
+
+    /// Appends the piece's dispatches, one for each of its input windows.
     fn dispatch(
         &self,
         c: &PairCut,
@@ -208,15 +278,13 @@ impl Piece {
         window: u64,
         out: &mut Vec<Dispatch>,
     ) -> Result<(), Error> {
-        let in_width = widths[0];
-        let (input, shift) = c.region(self.origins[0], self.extents[0], in_width);
-        let in_axis = self.layout.dims[self.layout.axis].input;
-        let dispatches = if input.size <= window {
-            vec![self.with_input(c, widths, input, shift, Writes::All)]
-        } else if in_axis > self.position_extent() && c.room / in_width >= in_axis + 2 * c.tail {
-            self.position_windows(c, widths)
-        } else {
-            self.offset_windows(c, widths)
+        let dispatches = match self.windows(c, widths[0], window) {
+            Windows::One => {
+                let (input, shift) = c.region(self.origins[0], self.extents[0], widths[0]);
+                vec![self.with_input(c, widths, input, shift, Writes::All)]
+            }
+            Windows::Positions => self.position_windows(c, widths),
+            Windows::Offsets => self.offset_windows(c, widths),
         };
         for dispatch in dispatches {
             out.push(dispatch);

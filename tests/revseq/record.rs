@@ -171,7 +171,7 @@ fn fast_variants_at_offsets_leave_the_rest_of_the_buffer_alone() {
                     TensorDesc::new(data_type, &[5, n]),
                     0,
                 ),
-                per_element(gpu(), data_type, 5, true),
+                per_element(data_type, 5, true),
             ),
         ];
         for (desc, variant) in cases {

@@ -3,7 +3,7 @@
 //! and the trace build of the operator computes what the normal build does.
 
 use revseq::shaders::Storage;
-use revseq::simt::{Kind, Model, Report, WorkgroupAccess};
+use revseq::simt::{Model, Report};
 use revseq::trace::{kernel_wgsl, trace_wgsl};
 use revseq::{CompiledReverse, DataType, ReverseSubsequences, TensorDesc, Tuning, Walk};
 
@@ -246,76 +246,5 @@ fn a_gpus_pairs_walked_lane_by_lane_move_whole_sectors() {
                 side.efficiency()
             );
         }
-    }
-}
-
-/// Workgroup memory, by hand: 32 banks of 4-byte words, a broadcast free.
-#[test]
-fn the_model_counts_bank_conflicts_exactly() {
-    let warp = |address: &dyn Fn(u32) -> u32| -> Vec<WorkgroupAccess> {
-        (0..32)
-            .map(|local| WorkgroupAccess {
-                dispatch: 0,
-                workgroup: 0,
-                local,
-                ordinal: 0,
-                address: address(local),
-                kind: Kind::Load,
-            })
-            .collect()
-    };
-    let factor = |address: &dyn Fn(u32) -> u32| {
-        Model::new(32)
-            .analyze_workgroup_memory(&warp(address))
-            .conflict_factor()
-    };
-    assert_close(factor(&|l| 4 * l), 1.0, "consecutive words");
-    assert_close(factor(&|_| 64), 1.0, "one word for every lane");
-    assert_close(factor(&|l| 8 * l), 2.0, "every other word");
-    assert_close(factor(&|l| 128 * l), 32.0, "one bank");
-    assert_close(factor(&|l| 4 * (l % 8) * 16), 4.0, "8 rows 16 words apart");
-    let none = Model::new(32).analyze_workgroup_memory(&[]);
-    assert_eq!((none.instructions, none.conflict_factor()), (0, 0.0));
-}
-
-/// `tile` under the GPU tuning, traced: every access to workgroup memory within
-/// 1.1 wavefronts an instruction for 1- to 8-byte elements along 96 positions
-/// (with the tile laid out vector by vector and lengths read per position, 1-byte
-/// rows took 4.0).
-#[test]
-fn tiles_read_and_write_workgroup_memory_without_bank_conflicts() {
-    let gpu = gpu().with_tuning(Tuning::Gpu);
-    let mut rng = Rng::new(47);
-    for data_type in [
-        DataType::Uint8,
-        DataType::Float16,
-        DataType::Float32,
-        DataType::Float64,
-    ] {
-        let sizes = [4, 96, 4096 / data_type.size_in_bytes()];
-        let tensor = TensorDesc::new(data_type, &sizes);
-        let desc = ReverseSubsequences::new(
-            tensor.clone(),
-            TensorDesc::new(DataType::Uint32, &[4, 1, sizes[2]]),
-            tensor,
-            1,
-        );
-        let op = gpu.compile(&desc).unwrap();
-        assert_eq!(op.variant(), revseq::Variant::Tile);
-        let input = rng.bytes(desc.input.min_size_in_bytes() as usize);
-        let lengths: Vec<u8> = (0..desc.sequence_lengths.element_count())
-            .flat_map(|_| (rng.below(106) as u32).to_le_bytes())
-            .collect();
-        let trace = op.trace(&input, &lengths, 3).unwrap();
-        let memory = Model::new(32).analyze_workgroup_memory(&trace.workgroup_memory);
-        assert!(
-            memory.instructions > 0,
-            "{data_type:?}: no workgroup memory traced"
-        );
-        assert!(
-            memory.conflict_factor() <= 1.1,
-            "{data_type:?}: {} wavefronts an instruction",
-            memory.conflict_factor()
-        );
     }
 }

@@ -48,7 +48,7 @@ fn every_variant_runs_exactly_in_parts() {
                 ),
                 (
                     desc(data_type, &[40, inner], 0, i32, None),
-                    per_element(&gpu, data_type, 40, true),
+                    per_element(data_type, 40, true),
                 ),
                 (
                     desc(data_type, &[600, 64 / bytes.min(16) * 4], 0, i32, None),

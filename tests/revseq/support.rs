@@ -4,7 +4,7 @@
 use std::io::Write;
 use std::sync::OnceLock;
 
-use revseq::{reference, DataType, Gpu, ReverseSubsequences, Tuning, Variant};
+use revseq::{reference, DataType, Gpu, ReverseSubsequences, Variant};
 
 /// The adapter every GPU test runs on. Without one the tests fail, saying how to
 /// get one; the adapter's name goes to stderr past the test harness's capture.
@@ -50,23 +50,16 @@ pub(crate) fn gpu_with_limits(lower: impl FnOnce(&mut wgpu::Limits)) -> Gpu {
     Gpu::from_wgpu(device, queue)
 }
 
-/// The variant `gpu` runs for a layout whose lengths change along its contiguous
+/// The variant every adapter runs for a layout whose lengths change along its contiguous
 /// inner dimension, with `axis_size` positions, on 16-byte vectors (`vectors`) or on
 /// words: `Columns` on vectors of elements narrower than 16 bytes along at most 64
-/// positions; past them `Tile` under the GPU tuning, along at most 480 positions
-/// (a tile of 960 vectors, two a position; runs of more than one vector); else
-/// `Gather`.
-pub(crate) fn per_element(
-    gpu: &Gpu,
-    data_type: DataType,
-    axis_size: u32,
-    vectors: bool,
-) -> Variant {
+/// positions; else `Gather`.
+pub(crate) fn per_element(data_type: DataType, axis_size: u32, vectors: bool) -> Variant {
     let narrow = vectors && data_type.size_in_bytes() < 16;
-    match gpu.tuning() {
-        _ if narrow && axis_size <= 64 => Variant::Columns,
-        Tuning::Gpu if narrow && axis_size <= 480 => Variant::Tile,
-        _ => Variant::Gather,
+    if narrow && axis_size <= 64 {
+        Variant::Columns
+    } else {
+        Variant::Gather
     }
 }
 

@@ -33,7 +33,7 @@ fn fast_paths_end_exactly_at_their_boundaries() {
                 ),
                 (
                     desc(data_type, &[5, n], 0, DataType::Int64, None),
-                    per_element(gpu(), data_type, 5, aligned),
+                    per_element(data_type, 5, aligned),
                 ),
             ] {
                 check(&mut rng, &d, pick(fast));
@@ -151,7 +151,7 @@ fn columns_end_exactly_at_their_boundaries() {
     let mut rng = Rng::new(30);
     let check_all_lengths = |gpu: &Gpu, rng: &mut Rng, d: &ReverseSubsequences| {
         let n = d.input.sizes()[d.axis as usize];
-        let variant = per_element(gpu, d.input.data_type(), n, true);
+        let variant = per_element(d.input.data_type(), n, true);
         assert_eq!(gpu.compile(d).unwrap().variant(), variant, "{d:?}");
         let lengths = drawn_lengths(rng, d, |rng, pool, n, slot| {
             if slot % 3 == 0 {

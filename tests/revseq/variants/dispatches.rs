@@ -131,12 +131,9 @@ fn invocation_indices_past_2_16_divide_exactly() {
             );
             // Per-element lengths: Columns or Gather as the tuning and axis decide.
             let variant = match variant {
-                Variant::Gather => per_element(
-                    &tuned,
-                    d.input.data_type(),
-                    d.input.sizes()[d.axis as usize],
-                    true,
-                ),
+                Variant::Gather => {
+                    per_element(d.input.data_type(), d.input.sizes()[d.axis as usize], true)
+                }
                 other => *other,
             };
             check_on(&tuned, &mut rng, d, variant);

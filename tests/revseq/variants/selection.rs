@@ -2,7 +2,7 @@
 //! silently fall back, nor a fallback hide a fast path's bug; and the key fields
 //! a plan decides (64-bit words, shared length loads).
 
-use revseq::{DataType, Gpu, ReverseSubsequences, TensorDesc, Tuning, Variant};
+use revseq::{DataType, ReverseSubsequences, TensorDesc, Tuning, Variant};
 
 use super::{check, check_on, desc, elements, WIDTHS};
 use crate::support::{gpu, gpu_with_limits, per_element, Rng, LENGTH_TYPES};
@@ -196,28 +196,22 @@ fn vector_kernels_move_64_bit_words_on_a_cpu_adapter_whose_device_has_them() {
             }
         }
         // Lengths per element (`per_element`: `Columns` along up to 64 positions,
-        // past them `Gather`, or `Tile` on a GPU); 64-bit words on a CPU for
+        // past them `Gather`); 64-bit words on a CPU for
         // columns of every width and 8- and 16-byte gathers.
         let short = desc(data_type, &[9, 3 * v], 0, DataType::Uint32, None);
         let long = desc(data_type, &[70, 3 * v], 0, DataType::Int64, None);
         let cpu = gpu().tuning() == Tuning::Cpu;
         let tuned = gpu().with_tuning(Tuning::Gpu);
         for (d, n, wide) in [(&short, 9, true), (&long, 70, w >= 8)] {
-            let variant = |device: &Gpu| per_element(device, data_type, n, true);
-            let key = check_on(gpu(), &mut rng, d, variant(gpu()));
+            let variant = per_element(data_type, n, true);
+            let key = check_on(gpu(), &mut rng, d, variant);
             assert_eq!(
                 key.access_bits,
                 if wide && int64 && cpu { 64 } else { 32 },
                 "{key:?}"
             );
-            assert_eq!(
-                check_on(&plain, &mut rng, d, variant(&plain)).access_bits,
-                32
-            );
-            assert_eq!(
-                check_on(&tuned, &mut rng, d, variant(&tuned)).access_bits,
-                32
-            );
+            assert_eq!(check_on(&plain, &mut rng, d, variant).access_bits, 32);
+            assert_eq!(check_on(&tuned, &mut rng, d, variant).access_bits, 32);
         }
     }
 }

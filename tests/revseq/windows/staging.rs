@@ -44,11 +44,8 @@ fn staged_per_element_pieces_of_ragged_runs_keep_the_fast_variant() {
             DataType::Float32,
             DataType::Float64,
         ] {
-            // Axes `columns` holds, and past them `gather`, or `tile` on a GPU.
-            let long = match tuning {
-                Tuning::Cpu => Variant::Gather,
-                Tuning::Gpu => Variant::Tile,
-            };
+            // Axes `columns` holds, and past them `gather`.
+            let long = Variant::Gather;
             let cases = ragged_per_element(data_type, 24)
                 .into_iter()
                 .map(|d| (d, Variant::Columns))
