@@ -182,6 +182,7 @@ impl CompiledReverse {
             &self.commands(None),
             None,
             by_buffer,
+            None,
         )
     }
 

@@ -13,6 +13,17 @@ use crate::parts::Parts;
 use crate::scope::{now_or_never, Scope};
 use crate::tuning;
 
+/// The trace build in place of the operator's pipeline (`src/trace.rs`): its
+/// pipeline, its bind group layout (the operator's, with the records at binding
+/// 4), and the records buffer, a slice of `slice` bytes for each command.
+#[cfg_attr(not(feature = "lab"), allow(dead_code))]
+pub(crate) struct Tracing<'a> {
+    pub(crate) layout: &'a wgpu::BindGroupLayout,
+    pub(crate) pipeline: &'a wgpu::ComputePipeline,
+    pub(crate) records: &'a wgpu::Buffer,
+    pub(crate) slice: u64,
+}
+
 /// One dispatch of a recorded operator: `workgroups` of launch `launch`, which
 /// visit `bytes` of output, with the launch's `Params`, or where `part` is some,
 /// with the `Params` at that index of the parts' uniform.
@@ -68,16 +79,19 @@ impl CompiledReverse {
     /// `bindings` (and its part's `Params` in `parts`, where it is a part), none
     /// for the copies made `by_buffer`: what wgpu can still reject, made before
     /// anything is recorded, so that a rejection leaves the caller's encoder
-    /// untouched.
+    /// untouched. The trace build's bind groups add each command's slice of the
+    /// records.
     fn bind_groups(
         &self,
         bindings: [&wgpu::BufferBinding<'_>; 3],
         commands: &[Command],
         parts: Option<&wgpu::Buffer>,
         by_buffer: bool,
+        tracing: Option<&Tracing>,
     ) -> Result<Vec<Option<wgpu::BindGroup>>, Error> {
         let device = self.gpu.device();
-        let bind_group = |command: &Command| {
+        let layout = tracing.map_or(self.gpu.bind_group_layout(), |t| t.layout);
+        let bind_group = |(k, command): (usize, &Command)| {
             let launch = &self.launches[command.launch];
             if by_buffer && launch.copy.is_some() {
                 return None;
@@ -100,15 +114,28 @@ impl CompiledReverse {
                     size: wgpu::BufferSize::new(w.size),
                 }
             };
+            let records = tracing.map(|t| {
+                wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                    buffer: t.records,
+                    offset: k as u64 * t.slice,
+                    size: wgpu::BufferSize::new(t.slice),
+                })
+            });
             Some(bindings::bind_group(
                 device,
-                self.gpu.bind_group_layout(),
+                layout,
                 params,
                 [window(0), window(1), window(2)],
-                None,
+                records,
             ))
         };
-        let make = || commands.iter().map(bind_group).collect::<Vec<_>>();
+        let make = || {
+            commands
+                .iter()
+                .enumerate()
+                .map(bind_group)
+                .collect::<Vec<_>>()
+        };
         #[cfg(not(target_arch = "wasm32"))]
         let bind_groups = {
             let scope = Scope::push(device);
@@ -128,7 +155,8 @@ impl CompiledReverse {
 
     /// Records `commands` into `encoder` on the caller's `bindings` (input, lengths,
     /// output), already checked, with the parts' uniform `parts` where they have
-    /// parts, and staged segments copied `by_buffer` or by the copy kernel.
+    /// parts, and staged segments copied `by_buffer` or by the copy kernel; the
+    /// trace build's pipeline and records where `tracing` is some.
     pub(crate) fn encode(
         &self,
         encoder: &mut wgpu::CommandEncoder,
@@ -136,8 +164,10 @@ impl CompiledReverse {
         commands: &[Command],
         parts: Option<&wgpu::Buffer>,
         by_buffer: bool,
+        tracing: Option<&Tracing>,
     ) -> Result<(), Error> {
-        let bind_groups = self.bind_groups(bindings, commands, parts, by_buffer)?;
+        let bind_groups = self.bind_groups(bindings, commands, parts, by_buffer, tracing)?;
+        let operator = tracing.map_or(&*self.pipeline, |t| t.pipeline);
         // In order: a windowed dispatch may merge into words an earlier one
         // wrote, and a staged piece reads what its copies wrote. Dispatches share
         // a compute pass; buffer copies end it.
@@ -154,7 +184,7 @@ impl CompiledReverse {
                     if copying != Some(copy.is_some()) {
                         let pipeline = match (copy, self.copy.as_deref()) {
                             (Some(_), Some(pipeline)) => pipeline,
-                            _ => &*self.pipeline,
+                            _ => operator,
                         };
                         pass.set_pipeline(pipeline);
                         copying = Some(copy.is_some());

@@ -95,10 +95,7 @@ impl Gpu {
                 // 64-bit integers where the adapter has them: on a CPU adapter
                 // most vector kernels move their vectors as 64-bit words, and
                 // divide with one multiply (`tuning::access_bits`).
-                // Subgroups too: there `rows` invocations of one row share its
-                // length (`tuning::shared_lengths`).
-                required_features: adapter.features()
-                    & (wgpu::Features::SHADER_INT64 | wgpu::Features::SUBGROUP),
+                required_features: adapter.features() & wgpu::Features::SHADER_INT64,
                 required_limits: adapter.limits(),
                 ..Default::default()
             })
@@ -113,8 +110,7 @@ impl Gpu {
     /// Wraps a device the caller owns. The kernels need no optional feature and
     /// only the default limits; larger limits allow larger tensors.
     /// [`wgpu::Features::SHADER_INT64`] lets a CPU adapter move most vectors as
-    /// 64-bit words, faster there, as does [`wgpu::Features::SUBGROUP`] on one
-    /// whose subgroups are 8 invocations, by sharing a lane's length among them.
+    /// 64-bit words, faster there.
     /// The plan is tuned for the adapter's device type: a CPU adapter's, or a GPU's
     /// (`docs/tuning.md`).
     ///
@@ -220,18 +216,9 @@ impl Gpu {
     ) -> Gpu {
         let lock = DeviceLock::of(&device);
         let (bind_group_layout, pipeline_layout) = bindings::layouts(&device, false);
-        let info = device.adapter_info();
-        let subgroup_size = if device.features().contains(wgpu::Features::SUBGROUP)
-            && info.subgroup_min_size == info.subgroup_max_size
-        {
-            info.subgroup_min_size
-        } else {
-            0
-        };
         let profile = Profile {
             tuning,
             int64: device.features().contains(wgpu::Features::SHADER_INT64),
-            subgroup_size,
         };
         Gpu {
             inner: Arc::new(Inner {

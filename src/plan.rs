@@ -121,25 +121,14 @@ fn plan_dispatches(
     let walk = dispatches.iter().any(|d| !d.whole && d.by_position);
     let fast = |d: &Dispatch| fast_plan(d, element_bytes, axis_size, profile, walk);
     let mut plans: Vec<Plan> = dispatches.iter().map_while(fast).collect();
-    // Pieces may differ in how many invocations of a row can share its length;
-    // the fewest suit them all (an invocation that holds a whole row shares with
-    // none).
-    let share = plans
-        .iter()
-        .map(|plan| plan.fields().share_lengths)
-        .min()
-        .unwrap_or(1);
-    let shared = |plan: &Plan, dispatch: &Dispatch| PipelineKey {
-        share_lengths: share,
-        ..key_of(desc, plan, dispatch)
-    };
+    let key = |plan: &Plan, dispatch: &Dispatch| key_of(desc, plan, dispatch);
     let one_key = plans.len() == dispatches.len()
         && plans
             .iter()
             .zip(dispatches)
-            .all(|(plan, dispatch)| shared(plan, dispatch) == shared(&plans[0], &dispatches[0]));
+            .all(|(plan, dispatch)| key(plan, dispatch) == key(&plans[0], &dispatches[0]));
     if one_key {
-        return (shared(&plans[0], &dispatches[0]), plans);
+        return (key(&plans[0], &dispatches[0]), plans);
     }
     plans = dispatches
         .iter()
@@ -190,7 +179,6 @@ fn key_of(desc: &ReverseSubsequences, plan: &Plan, dispatch: &Dispatch) -> Pipel
         length_bytes: lengths.size_in_bytes(),
         signed_lengths: lengths.is_signed_integer(),
         access_bits: fields.access_bits,
-        share_lengths: fields.share_lengths,
         walk: fields.walk,
         wide_multiply: fields.wide_multiply,
     }
@@ -204,14 +192,13 @@ mod tests {
     use crate::tensor::TensorDesc;
     use crate::tuning::Tuning;
 
-    /// A device of either tuning with 64-bit integers and subgroups, binding
-    /// 128 MiB at a time, as the benchmark's sweep does.
+    /// A device of either tuning with 64-bit integers, binding 128 MiB at a
+    /// time, as the benchmark's sweep does.
     fn target(tuning: Tuning) -> Target {
         Target {
             profile: Profile {
                 tuning,
                 int64: true,
-                subgroup_size: if tuning == Tuning::Cpu { 8 } else { 32 },
             },
             window: 128 << 20,
             align: 256,

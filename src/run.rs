@@ -38,7 +38,7 @@ impl CompiledReverse {
             let (now, later) = rest.split_at(count);
             let mut encoder = device.create_command_encoder(&Default::default());
             let bindings = [&bindings[0], &bindings[1], &bindings[2]];
-            self.encode(&mut encoder, bindings, now, uniform, by_buffer)?;
+            self.encode(&mut encoder, bindings, now, uniform, by_buffer, None)?;
             if later.is_empty() && bound.is_none() {
                 encoder.copy_buffer_to_buffer(out, 0, readback, 0, out.size());
             }

@@ -6,7 +6,7 @@
 //! shaders do: `#import shared/params` names a file; `#import storage` and
 //! `#import mul_high` name a slot that every [`Source`] fills (how the tensors are
 //! stored, how the divisions multiply), and a family may have slots of its own
-//! (`rows`: `row_length`, `mirror`). [`Source::wgsl`] pastes each file once, where
+//! (`rows`: `mirror`). [`Source::wgsl`] pastes each file once, where
 //! it is first imported. Lines that start with `#trace` exist only in the trace build
 //! ([`Source::traced_wgsl`], used by the trace module); the normal build drops them.
 //!
@@ -167,7 +167,7 @@ impl Storage {
 
 /// Everything that decides a shader module's WGSL: a kernel and what fills its
 /// slots. `storage` and `mul_high` are every kernel's; a family names the files of
-/// its own slots (`rows`: `row_length`, `mirror`) in `slots`.
+/// its own slots (`rows`: `mirror`) in `slots`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Source {
     /// The kernel.
@@ -176,8 +176,6 @@ pub struct Source {
     pub storage: Storage,
     /// The family's slots: (slot, file) pairs.
     pub slots: &'static [(&'static str, &'static str)],
-    /// Whether the module uses subgroup operations.
-    pub subgroups: bool,
     /// Whether the divisions' multiply-high is one 64-bit multiply (`mul_high`:
     /// `shared/mul_high_u64.wgsl`, else `shared/mul_high_halves.wgsl`): the
     /// kernels on 64-bit words, where it is faster on a CPU adapter (docs/general.md).
@@ -203,9 +201,6 @@ impl Source {
         if self.storage == Storage::U64 {
             label.push_str("+u64");
         }
-        if self.subgroups {
-            label.push_str("+subgroups");
-        }
         if self.wide_multiply && self.storage != Storage::U64 {
             label.push_str("+mul64");
         }
@@ -216,13 +211,6 @@ impl Source {
     #[cfg(feature = "lab")]
     pub fn needs_int64(&self) -> bool {
         self.storage == Storage::U64 || self.wide_multiply
-    }
-
-    /// Whether the module uses subgroup operations, which need
-    /// [`wgpu::Features::SUBGROUP`].
-    #[cfg(feature = "lab")]
-    pub fn uses_subgroups(&self) -> bool {
-        self.subgroups
     }
 
     /// The file that fills slot `name`.

@@ -13,6 +13,7 @@
 use crate::bindings;
 use crate::compiled::CompiledReverse;
 use crate::device_lock::Held;
+use crate::encode::Tracing;
 use crate::error::{Error, TensorRole};
 use crate::gpu::Gpu;
 use crate::launch::Bound;
@@ -21,10 +22,18 @@ use crate::pipeline::compute_pipeline;
 use crate::scope::{block_on, Scope};
 use crate::shaders::{Kernel, Source, Storage};
 use crate::simt::{Access, Kind};
-use crate::window::Window;
 
-/// Records the trace buffer holds before the trace is cut short: 16 MiB.
+/// Records one dispatch's slice of the trace buffer holds before the trace is
+/// cut short: 16 MiB.
 const CAPACITY: u64 = 1 << 20;
+
+/// Bytes of one dispatch's slice: its count (16 bytes) and records, on the
+/// storage offset alignment.
+const SLICE: u64 = (16 + 16 * CAPACITY).next_multiple_of(256);
+
+/// Dispatches a submission traces before its records are read back: eight
+/// slices, 128 MiB.
+const SUBMITTED: usize = 8;
 
 /// What a traced run produced.
 #[derive(Clone, Debug)]
@@ -41,6 +50,10 @@ impl CompiledReverse {
     /// takes them), recording the accesses of every `every`-th workgroup of each
     /// dispatch. Fails with [`Error::TraceOverflow`] where the sample holds more
     /// than a million accesses: take a larger `every`.
+    ///
+    /// The dispatches go through the normal build's `encode` (`src/encode.rs`),
+    /// with the trace build's pipeline and each command's slice of the records,
+    /// [`SUBMITTED`] commands a submission.
     pub fn trace(&self, input: &[u8], lengths: &[u8], every: u32) -> Result<Trace, Error> {
         self.desc
             .check_host_slices([input.len(), lengths.len(), self.bytes[2] as usize])?;
@@ -52,33 +65,55 @@ impl CompiledReverse {
         if staged > 0 {
             return Err(Error::TraceStaged { staged });
         }
-        let dispatches: Vec<Traced> = self
-            .launches
-            .iter()
-            .enumerate()
-            .map(|(i, d)| Traced {
-                params: self.params_binding(i),
-                windows: d.windows,
-                workgroups: d.workgroups,
-            })
-            .collect();
         let source = self.key.source();
         let program = Program {
             wgsl: &source.traced_wgsl(),
             label: &source.label(),
             constants: &self.key.constants(),
         };
-        run_traced(
+        let commands = self.commands(None);
+        let host = [
+            &input[..self.bytes[0] as usize],
+            &lengths[..self.bytes[1] as usize],
+        ];
+        let slices = commands.len().clamp(1, SUBMITTED) as u64;
+        let built = Built::new(
             &self.gpu,
             &program,
-            &dispatches,
-            [
-                &input[..self.bytes[0] as usize],
-                &lengths[..self.bytes[1] as usize],
-            ],
-            self.binding_size(TensorRole::Output),
             every,
-        )
+            host,
+            self.binding_size(TensorRole::Output),
+            slices * SLICE,
+        )?;
+        let tracing = Tracing {
+            layout: &built.layout,
+            pipeline: &built.pipeline,
+            records: &built.buffers.records,
+            slice: SLICE,
+        };
+        let whole = |t: usize| built.buffers.tensors[t].as_entire_buffer_binding();
+        let bindings = [whole(0), whole(1), whole(2)];
+        let mut trace = Trace {
+            accesses: Vec::new(),
+            output: Vec::new(),
+        };
+        let device = self.gpu.device();
+        for chunk in commands.chunks(SUBMITTED) {
+            let mut encoder = device.create_command_encoder(&Default::default());
+            for k in 0..chunk.len() as u64 {
+                encoder.clear_buffer(&built.buffers.records, k * SLICE, Some(16));
+            }
+            let [a, b, c] = &bindings;
+            self.encode(&mut encoder, [a, b, c], chunk, None, false, Some(&tracing))?;
+            let bytes = read_back(&self.gpu, encoder, &built.buffers.records)?;
+            for (k, command) in chunk.iter().enumerate() {
+                let records = &bytes[k * SLICE as usize..(k + 1) * SLICE as usize];
+                decode(command.launch as u32, records, &mut trace)?;
+            }
+        }
+        let encoder = device.create_command_encoder(&Default::default());
+        trace.output = read_back(&self.gpu, encoder, &built.buffers.tensors[2])?;
+        Ok(trace)
     }
 }
 
@@ -103,7 +138,6 @@ pub fn trace_wgsl(
         kernel: Kernel::new("test/kernel", &[]),
         storage,
         slots: &[],
-        subgroups: false,
         wide_multiply: false,
     };
     let traced = source.compose_text("test/kernel", Some(wgsl), true);
@@ -113,16 +147,6 @@ pub fn trace_wgsl(
         usage: wgpu::BufferUsages::UNIFORM,
         mapped_at_creation: false,
     });
-    let whole = |size: u64| Window { offset: 0, size };
-    let dispatch = Traced {
-        params: params.as_entire_binding(),
-        windows: [
-            whole(input.len().next_multiple_of(4) as u64),
-            whole(4),
-            whole(output_bytes.next_multiple_of(4)),
-        ],
-        workgroups,
-    };
     let mut all = vec![("WORKGROUP_SIZE", 256.0)];
     all.extend_from_slice(constants);
     let program = Program {
@@ -130,14 +154,32 @@ pub fn trace_wgsl(
         label: "revseq::trace",
         constants: &all,
     };
-    run_traced(
-        gpu,
-        &program,
-        &[dispatch],
-        [input, &[0; 4]],
-        output_bytes.next_multiple_of(4),
-        every,
-    )
+    let output_bytes = output_bytes.next_multiple_of(4);
+    let built = Built::new(gpu, &program, every, [input, &[0; 4]], output_bytes, SLICE)?;
+    let buffers = &built.buffers;
+    let device = gpu.device();
+    let bind_group = bindings::bind_group(
+        device,
+        &built.layout,
+        params.as_entire_binding(),
+        [0, 1, 2].map(|t| buffers.tensors[t].as_entire_buffer_binding()),
+        Some(buffers.records.as_entire_binding()),
+    );
+    let mut encoder = device.create_command_encoder(&Default::default());
+    {
+        let mut pass = encoder.begin_compute_pass(&Default::default());
+        pass.set_pipeline(&built.pipeline);
+        pass.set_bind_group(0, &bind_group, &[]);
+        pass.dispatch_workgroups(workgroups[0], workgroups[1], 1);
+    }
+    let mut trace = Trace {
+        accesses: Vec::new(),
+        output: Vec::new(),
+    };
+    decode(0, &read_back(gpu, encoder, &buffers.records)?, &mut trace)?;
+    let encoder = device.create_command_encoder(&Default::default());
+    trace.output = read_back(gpu, encoder, &buffers.tensors[2])?;
+    Ok(trace)
 }
 
 /// A kernel for [`trace_wgsl`]: `body` after `let id = invocation_index(..)` in an
@@ -159,13 +201,6 @@ fn main(
     )
 }
 
-/// One dispatch to trace.
-struct Traced<'a> {
-    params: wgpu::BindingResource<'a>,
-    windows: [Window; 3],
-    workgroups: [u32; 2],
-}
-
 /// A kernel's trace build: its WGSL, a label, and its constants.
 struct Program<'a> {
     wgsl: &'a str,
@@ -179,65 +214,53 @@ struct Buffers {
     records: Held<wgpu::Buffer>,
 }
 
-/// Runs `program` over `dispatches` on the host's `input` and `lengths` and an
-/// output binding of `output_bytes`, every `every`-th workgroup traced.
-fn run_traced(
-    gpu: &Gpu,
-    program: &Program,
-    dispatches: &[Traced],
-    [input, lengths]: [&[u8]; 2],
-    output_bytes: u64,
-    every: u32,
-) -> Result<Trace, Error> {
-    let device = gpu.device();
-    let scope = Scope::push(device);
-    let lock = gpu.device_lock();
-    let (layout, pipeline) = lock.hold(|| pipeline(device, program, every));
-    let pipeline = Held::new(lock, pipeline);
-    let buffer = |contents: &[u8], usage| {
-        let usage = wgpu::BufferUsages::STORAGE | usage;
-        gpu.buffer_init("revseq::trace", contents, usage, "making a trace's buffers")
-    };
-    let copied = wgpu::BufferUsages::COPY_SRC;
-    let buffers = Buffers {
-        tensors: [
-            buffer(input, wgpu::BufferUsages::empty())?,
-            buffer(lengths, wgpu::BufferUsages::empty())?,
-            buffer(&vec![0; output_bytes as usize], copied)?,
-        ],
-        records: buffer(
-            &vec![0; (16 + 16 * CAPACITY) as usize],
-            copied | wgpu::BufferUsages::COPY_DST,
-        )?,
-    };
-    block_on(scope.pop("building the trace pipeline"))?;
+/// A traced run's bind group layout, pipeline and buffers.
+struct Built {
+    layout: wgpu::BindGroupLayout,
+    pipeline: Held<wgpu::ComputePipeline>,
+    buffers: Buffers,
+}
 
-    let mut trace = Trace {
-        accesses: Vec::new(),
-        output: Vec::new(),
-    };
-    for (index, dispatch) in dispatches.iter().enumerate() {
-        if dispatch.workgroups[0] == 0 {
-            continue;
-        }
-        let bind_group = bind_group(device, &layout, &buffers, dispatch);
-        let mut encoder = device.create_command_encoder(&Default::default());
-        encoder.clear_buffer(&buffers.records, 0, Some(16));
-        {
-            let mut pass = encoder.begin_compute_pass(&Default::default());
-            pass.set_pipeline(&pipeline);
-            pass.set_bind_group(0, &bind_group, &[]);
-            pass.dispatch_workgroups(dispatch.workgroups[0], dispatch.workgroups[1], 1);
-        }
-        decode(
-            index as u32,
-            &read_back(gpu, encoder, &buffers.records)?,
-            &mut trace,
-        )?;
+impl Built {
+    /// `program`'s trace build, tracing every `every`-th workgroup, with the
+    /// host's `input` and `lengths`, an output of `output_bytes`, zeroed, and
+    /// `records_bytes` of records.
+    fn new(
+        gpu: &Gpu,
+        program: &Program,
+        every: u32,
+        [input, lengths]: [&[u8]; 2],
+        output_bytes: u64,
+        records_bytes: u64,
+    ) -> Result<Built, Error> {
+        let device = gpu.device();
+        let scope = Scope::push(device);
+        let lock = gpu.device_lock();
+        let (layout, pipeline) = lock.hold(|| pipeline(device, program, every));
+        let pipeline = Held::new(lock, pipeline);
+        let buffer = |contents: &[u8], usage| {
+            let usage = wgpu::BufferUsages::STORAGE | usage;
+            gpu.buffer_init("revseq::trace", contents, usage, "making a trace's buffers")
+        };
+        let copied = wgpu::BufferUsages::COPY_SRC;
+        let buffers = Buffers {
+            tensors: [
+                buffer(input, wgpu::BufferUsages::empty())?,
+                buffer(lengths, wgpu::BufferUsages::empty())?,
+                buffer(&vec![0; output_bytes as usize], copied)?,
+            ],
+            records: buffer(
+                &vec![0; records_bytes as usize],
+                copied | wgpu::BufferUsages::COPY_DST,
+            )?,
+        };
+        block_on(scope.pop("building the trace pipeline"))?;
+        Ok(Built {
+            layout,
+            pipeline,
+            buffers,
+        })
     }
-    let encoder = device.create_command_encoder(&Default::default());
-    trace.output = read_back(gpu, encoder, &buffers.tensors[2])?;
-    Ok(trace)
 }
 
 /// The trace build's bind group layout (the operator's, with the records at
@@ -258,27 +281,6 @@ fn pipeline(
     constants.push(("TRACE_EVERY", f64::from(every.max(1))));
     let pipeline = compute_pipeline(device, &pipeline_layout, &module, program.label, &constants);
     (layout, pipeline)
-}
-
-/// `dispatch`'s bind group: its uniform, its windows of the tensors, the trace.
-fn bind_group(
-    device: &wgpu::Device,
-    layout: &wgpu::BindGroupLayout,
-    buffers: &Buffers,
-    dispatch: &Traced,
-) -> wgpu::BindGroup {
-    let window = |t: usize| wgpu::BufferBinding {
-        buffer: &buffers.tensors[t],
-        offset: dispatch.windows[t].offset,
-        size: wgpu::BufferSize::new(dispatch.windows[t].size),
-    };
-    bindings::bind_group(
-        device,
-        layout,
-        dispatch.params.clone(),
-        [window(0), window(1), window(2)],
-        Some(buffers.records.as_entire_binding()),
-    )
 }
 
 /// Appends the records of dispatch `index`'s trace buffer (`bytes`) to `trace`:

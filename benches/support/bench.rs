@@ -158,7 +158,6 @@ impl Bench {
 pub(crate) fn open_gpu() -> Result<Gpu, revseq::Error> {
     let adapter = pollster::block_on(revseq::adapter_from_env())?;
     let wanted = wgpu::Features::SHADER_INT64
-        | wgpu::Features::SUBGROUP
         | wgpu::Features::TIMESTAMP_QUERY
         | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS;
     let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {

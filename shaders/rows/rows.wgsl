@@ -7,12 +7,10 @@
 //
 // Each step loads one new source vector and reuses the previous step's as the
 // upper vector of its span. The invocation's first output vector needs one more,
-// its span's top, which another invocation of the row loads as a source anyway;
-// `row_length` (`rows/own_length.wgsl`, or `rows/shared_length.wgsl` on a CPU
-// adapter with 8-invocation subgroups) says whether it can be passed on.
+// its span's top, which it loads after its steps.
 #import rows/segments
 #import rows/mirror
-#import row_length
+#import shared/lengths
 
 // What a row's length makes of its output vectors: the span's shift, the words of
 // the row below LB / 4 (wholly reversed), and the mask of word LB / 4's first
@@ -46,9 +44,9 @@ fn output_vector(s: Span, j: u32, x: vec4<u32>, hi: vec4<u32>) -> vec4<u32> {
 fn main(
     @builtin(workgroup_id) group: vec3<u32>,
     @builtin(num_workgroups) groups: vec3<u32>,
-    place: Place,
+    @builtin(local_invocation_index) local: u32,
 ) {
-    let id = invocation_index(group, groups, place.local);
+    let id = invocation_index(group, groups, local);
     // Before any branch: on lavapipe a load of `params` after a divergent branch is
     // a gather, one invocation at a time, where before it the load is one scalar.
     let work = segment(id);
@@ -56,49 +54,37 @@ fn main(
     let last = work.last;
     let o = outer(work.row, false);
     let n = size_at(AXIS);
-    // No return for the idle invocations past `params.count`: `pass_along` may
-    // need every invocation of a subgroup. They load and store nothing.
+    // No return for the idle invocations past `params.count`: a load of `params`
+    // after a divergent return is a gather on lavapipe. They load and store nothing.
     let working = id < params.count;
-    let len = row_length(o.len_offset, n, place, working);
+    var len = 0u;
+    if (working) {
+        len = lane_length(o.len_offset, n);
+    }
     let in_row = vec_index(o.in_offset);
     let out_row = vec_index(o.out_offset);
 
     // Row bytes are below 2^32, so none of this overflows.
     let lb = len * ELEM_BYTES;
     let span = span_of(lb);
-    // Output vector `first` comes last. The top of its span (`span_top`) is a
-    // vector that another invocation of the row loads as a source: the last
-    // source of the invocation before, or, for the row's first invocation, the
-    // vector where LB falls (`at`), which the invocation whose vectors hold it
-    // loads at that step. Each invocation offers the one vector another may need
-    // (`pass_along`); one that gets nothing loads its top itself, after its steps.
-    let at = lb / VEC_BYTES;
+    // Output vector `first` comes last, with the top of its span (`span_top`),
+    // which only a shifted span whose `first` is not wholly copied reads.
     var x0 = vec4(0u);
     if (working) {
         x0 = load_vec(in_row + span_source(first, lb));
     }
     var hi = x0;
-    var at_vector = x0;
     // A constant trip count, so that the loop unrolls; the bound is a mask.
     for (var k = 1u; k < STEPS; k++) {
         let j = first + k;
         if (working && j < last) {
             let x = load_vec(in_row + span_source(j, lb));
             store_vec(out_row + j, output_vector(span, j, x, hi));
-            at_vector = select(at_vector, x, j == at);
             hi = x;
         }
     }
-    // The invocation that holds this one's top: for the row's first, the one
-    // whose vectors hold `at` (0xffffffff where the shift is 0 and `at` is past
-    // the row: then nothing is needed), else the one before. A segment passes
-    // `at`'s vector where it holds it, its last source where not: the one after
-    // needs that only where its `first` is not wholly copied, so `at` lies past it.
-    let offset = select(0xffffffffu, at / STEPS, first == 0u);
-    let holds_at = at >= first && at - first < STEPS;
-    let passed = pass_along(select(hi, at_vector, holds_at), id, offset, place);
-    var top = passed.value;
-    if (working && VEC_BYTES * first < lb && span.shift != 0u && !passed.valid) {
+    var top = hi;
+    if (working && VEC_BYTES * first < lb && span.shift != 0u) {
         top = load_vec(in_row + span_top(work, lb));
     }
     if (working) {

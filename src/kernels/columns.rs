@@ -48,7 +48,6 @@ impl Family for Plan {
             steps: self.held,
             vector_bytes: 16,
             access_bits: self.access_bits,
-            share_lengths: 1,
             walk: Walk::None,
             wide_multiply: false,
         }

@@ -53,7 +53,6 @@ impl Copying {
             kernel: COPY,
             storage: self.storage,
             slots: &[],
-            subgroups: false,
             wide_multiply: false,
         }
     }

@@ -62,7 +62,6 @@ impl Family for Plan {
             steps: self.steps,
             vector_bytes: self.vector.bytes,
             access_bits: self.access_bits,
-            share_lengths: 1,
             walk: Walk::None,
             wide_multiply: false,
         }

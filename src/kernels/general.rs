@@ -46,7 +46,6 @@ impl Family for Plan {
             steps: 1,
             vector_bytes: 0,
             access_bits: 32,
-            share_lengths: 1,
             walk: Walk::None,
             wide_multiply: self.wide_multiply,
         }

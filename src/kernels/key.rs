@@ -47,10 +47,6 @@ pub struct PipelineKey {
     /// Bits per access to the tensors: 64 where a CPU adapter whose device has
     /// [`wgpu::Features::SHADER_INT64`] moves vectors as 64-bit words, else 32.
     pub access_bits: u32,
-    /// Invocations of a `rows` row that share one length load through subgroup
-    /// operations (2, 4 or 8; a CPU adapter with 8-invocation subgroups); 1 where
-    /// each loads its own.
-    pub share_lengths: u32,
     /// Whether the dispatch walks a windowed pair, and how.
     pub walk: Walk,
     /// Whether the divisions' multiply-high is one 64-bit multiply
@@ -67,7 +63,6 @@ impl PipelineKey {
             kernel,
             storage,
             slots: super::slots(self),
-            subgroups: self.share_lengths > 1,
             // Kernels on 64-bit words have 64-bit integers to multiply with.
             wide_multiply: storage == Storage::U64 || self.wide_multiply,
         }

@@ -86,7 +86,6 @@ pub(crate) struct Fields {
     pub(crate) steps: u32,
     pub(crate) vector_bytes: u32,
     pub(crate) access_bits: u32,
-    pub(crate) share_lengths: u32,
     pub(crate) walk: Walk,
     pub(crate) wide_multiply: bool,
 }
@@ -308,7 +307,6 @@ fn family_keys(
                         length_bytes: 4,
                         signed_lengths: false,
                         access_bits,
-                        share_lengths: 1,
                         walk: Walk::None,
                         wide_multiply: false,
                     })

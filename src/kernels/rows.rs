@@ -28,7 +28,6 @@ pub(crate) struct Plan {
     /// Invocations per row.
     pub(super) per_row: u32,
     pub(super) access_bits: u32,
-    pub(super) share_lengths: u32,
     pub(super) invocations: u32,
     /// Whether the piece is part of a lane longer than a window, paired with an
     /// input window (`rows/pairs.wgsl`).
@@ -53,7 +52,6 @@ pub(super) fn plan(layout: &Layout, element_bytes: u32, profile: &Profile) -> Op
         steps,
         per_row,
         access_bits,
-        share_lengths: tuning::shared_lengths(profile, per_row, element_bytes, access_bits),
         invocations: (vector.lines * u64::from(per_row)) as u32,
         pairs: false,
     })
@@ -84,7 +82,6 @@ pub(super) fn pairs_plan(
         .next_multiple_of(crate::shaders::WORKGROUP_SIZE);
     Some(Plan {
         per_row: 1,
-        share_lengths: 1,
         invocations,
         pairs: true,
         ..plan
@@ -97,7 +94,6 @@ impl Family for Plan {
             steps: self.steps,
             vector_bytes: self.vector.bytes,
             access_bits: self.access_bits,
-            share_lengths: self.share_lengths,
             walk: if self.pairs { Walk::Pairs } else { Walk::None },
             wide_multiply: false,
         }
@@ -123,8 +119,6 @@ const FILES: &[(&str, &str)] = wgsl![
     "rows/segments",
     "rows/mirror",
     "rows/mirror_narrow",
-    "rows/own_length",
-    "rows/shared_length",
 ];
 const ROWS: Kernel = Kernel::new("rows/rows", FILES);
 const ROWS_NARROW: Kernel = Kernel::new("rows/rows_narrow", FILES);
@@ -144,30 +138,13 @@ pub(super) fn kernel(key: &PipelineKey) -> (Kernel, Storage) {
 
 pub(super) fn constants(key: &PipelineKey, constants: &mut Vec<(&'static str, f64)>) {
     vector_constants(key, constants);
-    if key.share_lengths > 1 {
-        constants.push(("SHARED_BY", f64::from(key.share_lengths)));
-    }
 }
 
-/// How a row's invocations get its length (`row_length`: one load shared through
-/// subgroup operations, or each its own), and whether `rows/pairs.wgsl` mirrors
-/// vectors or words (`mirror`).
+/// Whether `rows/pairs.wgsl` mirrors vectors or words (`mirror`).
 pub(super) fn slots(key: &PipelineKey) -> &'static [(&'static str, &'static str)] {
-    let narrow = Storage::of(key.vector_bytes, key.access_bits) == Storage::Words;
-    match (key.share_lengths > 1, narrow) {
-        (true, false) => &[
-            ("row_length", "rows/shared_length"),
-            ("mirror", "rows/mirror"),
-        ],
-        (true, true) => &[
-            ("row_length", "rows/shared_length"),
-            ("mirror", "rows/mirror_narrow"),
-        ],
-        (false, false) => &[("row_length", "rows/own_length"), ("mirror", "rows/mirror")],
-        (false, true) => &[
-            ("row_length", "rows/own_length"),
-            ("mirror", "rows/mirror_narrow"),
-        ],
+    match Storage::of(key.vector_bytes, key.access_bits) {
+        Storage::Words => &[("mirror", "rows/mirror_narrow")],
+        _ => &[("mirror", "rows/mirror")],
     }
 }
 
@@ -184,22 +161,12 @@ pub(super) fn keys() -> impl Iterator<Item = PipelineKey> {
         (1, steps(true).max(steps(false)))
     };
     family_keys(Variant::Rows, &WIDTHS, vector_sizes, most, vectors_in_64).flat_map(|key| {
-        // Rows of 1- to 4-byte elements on 64-bit words may share their lengths.
-        let shares: &[u32] = if key.access_bits == 64 && key.element_bytes <= 4 {
-            &[1, 2, 4, 8]
-        } else {
-            &[1]
-        };
-        let shared = shares.iter().map(move |&share_lengths| PipelineKey {
-            share_lengths,
-            ..key
-        });
         // Pairs over lanes longer than a window, of rank 1, on vectors no
         // narrower than an element.
         let pairs = (key.vector_bytes >= key.element_bytes).then_some(PipelineKey {
             walk: Walk::Pairs,
             ..key
         });
-        shared.chain(pairs)
+        std::iter::once(key).chain(pairs)
     })
 }

@@ -10,12 +10,10 @@ use crate::tuning::{Profile, Tuning};
 const CPU: Profile = Profile {
     tuning: Tuning::Cpu,
     int64: true,
-    subgroup_size: 8,
 };
 const GPU: Profile = Profile {
     tuning: Tuning::Gpu,
     int64: true,
-    subgroup_size: 32,
 };
 
 fn device(cpu: bool) -> &'static Profile {
@@ -260,38 +258,6 @@ fn a_cpu_moves_64_bit_words_where_they_pay() {
     );
     let p = Plan::new(&Layout::canonical(&desc), 4, 100 * 64 * 4, &plain);
     assert_eq!(p.fields().access_bits, 32);
-}
-
-#[test]
-fn rows_share_lengths_across_an_8_invocation_subgroup() {
-    // 1- to 4-byte rows on 64-bit words: the largest power of two dividing a
-    // row's invocations, up to 8.
-    for (n, shared) in [(64, 2), (96, 1), (192, 2), (256, 8), (512, 8)] {
-        let p = rows(plan(DataType::Float32, &[10, n], 1, true));
-        assert_eq!(p.share_lengths, shared, "{n}");
-    }
-    // Not for wider elements, on a GPU, or with subgroups of another size.
-    assert_eq!(
-        rows(plan(DataType::Float64, &[10, 64], 1, true)).share_lengths,
-        1
-    );
-    assert_eq!(
-        rows(plan(DataType::Float32, &[10, 64], 1, false)).share_lengths,
-        1
-    );
-    let wide = Profile {
-        subgroup_size: 16,
-        ..CPU
-    };
-    let tensor = TensorDesc::new(DataType::Float32, &[10, 64]);
-    let desc = ReverseSubsequences::new(
-        tensor.clone(),
-        TensorDesc::new(DataType::Uint32, &[10, 1]),
-        tensor,
-        1,
-    );
-    let p = Plan::new(&Layout::canonical(&desc), 4, 10 * 64 * 4, &wide);
-    assert_eq!(p.fields().share_lengths, 1);
 }
 
 #[test]

@@ -46,9 +46,6 @@ pub(crate) struct Profile {
     pub(crate) tuning: Tuning,
     /// The device has `SHADER_INT64`.
     pub(crate) int64: bool,
-    /// Invocations per subgroup where the device has `SUBGROUP` and the adapter one
-    /// subgroup size, else 0.
-    pub(crate) subgroup_size: u32,
 }
 
 impl Profile {
@@ -110,10 +107,6 @@ pub(crate) const COLUMN_ROWS: u32 = 64;
 /// next band, in vectors: 4 KiB of each row, whose input stays in a CPU's L2 cache
 /// for axes of a few hundred positions.
 pub(crate) const GATHER_BAND_VECS: u32 = 256;
-
-/// The subgroup size `shaders/rows/shared_length.wgsl` is written for (lavapipe's on
-/// 256-bit vectors): its broadcasts name members 0 to 7.
-pub(crate) const SHARED_SUBGROUP: u32 = 8;
 
 /// The most vectors (`rows`) an invocation takes, of `vector_bytes` bytes, for
 /// elements of `element_bytes`; `packed`: rows lie back to back.
@@ -190,30 +183,6 @@ pub(crate) fn access_bits(profile: &Profile, sizes: &[u32]) -> u32 {
         64
     } else {
         32
-    }
-}
-
-/// Invocations of one `rows` row that share one load of its length and pass each
-/// other their spans' tops (`shaders/rows/shared_length.wgsl`): on a CPU adapter
-/// whose subgroups are [`SHARED_SUBGROUP`] invocations, for 1- to 4-byte elements
-/// on 64-bit words, the largest power of two that divides the row's `per_row`
-/// invocations, up to a subgroup; 1 (each loads its own) anywhere else, where it
-/// gains nothing (docs/performance.md).
-pub(crate) fn shared_lengths(
-    profile: &Profile,
-    per_row: u32,
-    element_bytes: u32,
-    access_bits: u32,
-) -> u32 {
-    if profile.cpu()
-        && profile.subgroup_size == SHARED_SUBGROUP
-        && access_bits == 64
-        && element_bytes <= 4
-        && per_row > 0
-    {
-        (1 << per_row.trailing_zeros()).min(SHARED_SUBGROUP)
-    } else {
-        1
     }
 }
 

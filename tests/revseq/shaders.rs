@@ -8,24 +8,13 @@ use revseq::shaders::{Kernel, Source, Storage};
 use revseq::PipelineKey;
 
 /// A validator with no optional capability but 64-bit integers for the sources
-/// that use them and subgroup broadcasts for those that share lengths: every other
-/// kernel runs on any WebGPU device.
+/// that use them: every other kernel runs on any WebGPU device.
 fn validator(source: &Source) -> naga::valid::Validator {
     let mut capabilities = naga::valid::Capabilities::empty();
     if source.needs_int64() {
         capabilities |= naga::valid::Capabilities::SHADER_INT64;
     }
-    if source.uses_subgroups() {
-        capabilities |= naga::valid::Capabilities::SUBGROUP;
-    }
-    let mut validator =
-        naga::valid::Validator::new(naga::valid::ValidationFlags::all(), capabilities);
-    if source.uses_subgroups() {
-        validator
-            .subgroup_stages(naga::valid::ShaderStages::COMPUTE)
-            .subgroup_operations(naga::valid::SubgroupOperationSet::BALLOT);
-    }
-    validator
+    naga::valid::Validator::new(naga::valid::ValidationFlags::all(), capabilities)
 }
 
 fn parse(source: &Source, wgsl: &str) -> (naga::Module, naga::valid::ModuleInfo) {

@@ -110,10 +110,8 @@ fn rows_in_one_invocation_match_the_reference_at_every_length() {
 fn rows_over_several_invocations_match_the_reference_at_every_length() {
     // A row longer than an invocation's steps is split over several, and the
     // first vector of each needs a vector that another loads: the one before's
-    // last source, or for the row's first the vector where the length falls. In
-    // a subgroup it is passed on; where the other lies outside it (a row past a
-    // subgroup's lanes, or across two), or on any other device, each loads its
-    // own. Rows of 2 to 16 invocations, the last one short or not, each row of the
+    // last source, or for the row's first the vector where the length falls; each
+    // loads it itself. Rows of 2 to 16 invocations, the last one short or not, each row of the
     // tensor its own length from 0 to past the axis so that the length falls in
     // every invocation at every offset, every width, under the CPU tuning on the
     // default device and on one without SHADER_INT64.
