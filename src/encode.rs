@@ -7,7 +7,7 @@ use crate::bindings;
 use crate::compiled::CompiledReverse;
 use crate::error::Error;
 use crate::kernels::copy::Direction;
-use crate::launch::{params_binding, Bound, Copy};
+use crate::launch::{params_binding, Bound, Copy, Launch};
 use crate::parts::Parts;
 #[cfg(not(target_arch = "wasm32"))]
 use crate::scope::{now_or_never, Scope};
@@ -22,6 +22,17 @@ pub(crate) struct Tracing<'a> {
     pub(crate) pipeline: &'a wgpu::ComputePipeline,
     pub(crate) records: &'a wgpu::Buffer,
     pub(crate) slice: u64,
+}
+
+impl Tracing<'_> {
+    /// Command `k`'s slice of the records.
+    fn slice_of(&self, k: usize) -> wgpu::BindingResource<'_> {
+        wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+            buffer: self.records,
+            offset: k as u64 * self.slice,
+            size: wgpu::BufferSize::new(self.slice),
+        })
+    }
 }
 
 /// One dispatch of a recorded operator: `workgroups` of launch `launch`, which
@@ -75,6 +86,27 @@ impl CompiledReverse {
             && output.usage().contains(wgpu::BufferUsages::COPY_DST)
     }
 
+    /// Window `binding` (input, lengths, output) of `launch`: of the caller's
+    /// `bindings`, or of a scratch buffer where the launch binds one.
+    fn window<'a>(
+        &'a self,
+        launch: &Launch,
+        binding: usize,
+        bindings: [&wgpu::BufferBinding<'a>; 3],
+    ) -> wgpu::BufferBinding<'a> {
+        let w = launch.windows[binding];
+        let (buffer, offset) = match (launch.buffers[binding], self.scratch.as_deref()) {
+            (Bound::ScratchInput, Some(scratch)) => (&scratch[0], 0),
+            (Bound::ScratchOutput, Some(scratch)) => (&scratch[1], 0),
+            _ => (bindings[binding].buffer, bindings[binding].offset),
+        };
+        wgpu::BufferBinding {
+            buffer,
+            offset: offset + w.offset,
+            size: wgpu::BufferSize::new(w.size),
+        }
+    }
+
     /// A bind group for each of `commands` that dispatches on the caller's
     /// `bindings` (and its part's `Params` in `parts`, where it is a part), none
     /// for the copies made `by_buffer`: what wgpu can still reject, made before
@@ -101,26 +133,8 @@ impl CompiledReverse {
                 Some((part, uniform)) => params_binding(uniform, part, self.params_stride),
                 None => self.params_binding(command.launch),
             };
-            let window = |binding: usize| {
-                let w = launch.windows[binding];
-                let (buffer, offset) = match (launch.buffers[binding], self.scratch.as_deref()) {
-                    (Bound::ScratchInput, Some(scratch)) => (&scratch[0], 0),
-                    (Bound::ScratchOutput, Some(scratch)) => (&scratch[1], 0),
-                    _ => (bindings[binding].buffer, bindings[binding].offset),
-                };
-                wgpu::BufferBinding {
-                    buffer,
-                    offset: offset + w.offset,
-                    size: wgpu::BufferSize::new(w.size),
-                }
-            };
-            let records = tracing.map(|t| {
-                wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                    buffer: t.records,
-                    offset: k as u64 * t.slice,
-                    size: wgpu::BufferSize::new(t.slice),
-                })
-            });
+            let window = |binding: usize| self.window(launch, binding, bindings);
+            let records = tracing.map(|t| t.slice_of(k));
             Some(bindings::bind_group(
                 device,
                 layout,

@@ -57,14 +57,7 @@ impl CompiledReverse {
     pub fn trace(&self, input: &[u8], lengths: &[u8], every: u32) -> Result<Trace, Error> {
         self.desc
             .check_host_slices([input.len(), lengths.len(), self.bytes[2] as usize])?;
-        let staged = self
-            .launches
-            .iter()
-            .filter(|d| d.buffers[0] != Bound::Caller)
-            .count();
-        if staged > 0 {
-            return Err(Error::TraceStaged { staged });
-        }
+        self.check_unstaged()?;
         let source = self.key.source();
         let program = Program {
             wgsl: &source.traced_wgsl(),
@@ -114,6 +107,20 @@ impl CompiledReverse {
         let encoder = device.create_command_encoder(&Default::default());
         trace.output = read_back(&self.gpu, encoder, &built.buffers.tensors[2])?;
         Ok(trace)
+    }
+
+    /// [`Error::TraceStaged`] where a piece stages: the copy kernel has no trace
+    /// build.
+    fn check_unstaged(&self) -> Result<(), Error> {
+        let staged = self
+            .launches
+            .iter()
+            .filter(|d| d.buffers[0] != Bound::Caller)
+            .count();
+        match staged {
+            0 => Ok(()),
+            staged => Err(Error::TraceStaged { staged }),
+        }
     }
 }
 
