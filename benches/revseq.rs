@@ -15,6 +15,9 @@
 //!   `ragged-outermost` (`outermost` as `[1, 64, odd]`) at the largest size;
 //! - `--largest-mib N`: the sweep's largest tensor, below the adapter's limit;
 //! - `--layout NAME`, `--width BYTES` (each repeatable): only these rows;
+//! - `--in-place`: instead of the table, each row in place
+//!   (`benches/support/in_place.rs`), with lengths uniform in `[0, n]` and all
+//!   `n`, timed beside the copy kernel and the out-of-place operator;
 //! - `--gpu-model`: instead of timing, every row (and rows that need the general
 //!   kernels) under the SIMT model of memory traffic, from the trace build of the
 //!   real kernels (`benches/support/gpu_model.rs`).
@@ -25,6 +28,8 @@ mod bench;
 mod cli;
 #[path = "support/gpu_model.rs"]
 mod gpu_model;
+#[path = "support/in_place.rs"]
+mod in_place;
 #[path = "support/layouts.rs"]
 mod layouts;
 #[path = "support/packed.rs"]
@@ -80,6 +85,13 @@ fn main() {
         "GB/s = tensor bytes / time (10^9 B/s); kernel = that copy kernel, buffer = copy_buffer_to_buffer, \
          both moving the same bytes in the same run (GB/s: medians over rounds of 25 ms batches); t/kernel, t/buffer = the median over rounds of the operator's time ÷ the copy's in the same round; off = rounds whose copy kernel ran more than 25% off its median; words = bits per word the operator loads and stores\n"
     );
+    if args.in_place {
+        if !in_place::in_place_table(&bench, &args, bytes, copy) {
+            eprintln!("some rows differ from the reference");
+            std::process::exit(1);
+        }
+        return;
+    }
     print_header();
     let rows = table(&bench, &args, bytes, copy);
     let windowed = windowed_rows(&bench, &args, bytes);

@@ -5,14 +5,16 @@
 //! once per descriptor; `record` then only binds and dispatches.
 
 use crate::compiled::CompiledReverse;
+use crate::compiled_in_place::CompiledInPlace;
 use crate::device_lock::Held;
-use crate::error::Error;
+use crate::error::{Error, TensorRole};
 use crate::gpu::Gpu;
+use crate::in_place::ReverseInPlace;
 use crate::kernels::copy::Copying;
 use crate::launch::{into_launches, params_stride, uniform};
 use crate::operator::ReverseSubsequences;
 use crate::pipeline::Built;
-use crate::plan::{plan, tensor_bytes, Planned, Target};
+use crate::plan::{plan, plan_in_place, tensor_bytes, Planned, Target, PLACEHOLDER_BYTES};
 use crate::scope::capture;
 use crate::window::Dispatch;
 
@@ -25,6 +27,50 @@ pub(crate) async fn compile(
     let bytes = tensor_bytes(desc, &limits)?;
     let target = Target::of(gpu, &limits);
     let planned = plan(desc, bytes, &target)?;
+    build(gpu, desc, planned, bytes, &limits, &target).await
+}
+
+/// [`compile`] in place: the operator from the tensor into itself, planned in
+/// place (`src/in_place.rs`), and the placeholder it binds as its input.
+pub(crate) async fn compile_in_place(
+    gpu: &Gpu,
+    in_place: &ReverseInPlace,
+) -> Result<CompiledInPlace, Error> {
+    let desc = &in_place.operator()?;
+    let limits = gpu.device().limits();
+    let bytes = tensor_bytes(desc, &limits).map_err(|error| match error {
+        Error::TensorTooLarge {
+            bytes,
+            limit,
+            limit_name,
+            ..
+        } => Error::TensorTooLarge {
+            tensor: TensorRole::Tensor,
+            bytes,
+            limit,
+            limit_name,
+        },
+        other => other,
+    })?;
+    let target = Target::of(gpu, &limits);
+    let planned = plan_in_place(desc, bytes, &target)?;
+    let inner = build(gpu, desc, planned, bytes, &limits, &target).await?;
+    Ok(CompiledInPlace {
+        desc: in_place.clone(),
+        inner,
+        placeholder: placeholder(gpu).await?,
+    })
+}
+
+/// The device's part of compiling a plan: the pipelines, scratch and uniforms.
+async fn build(
+    gpu: &Gpu,
+    desc: &ReverseSubsequences,
+    planned: Planned,
+    bytes: [u64; 3],
+    limits: &wgpu::Limits,
+    target: &Target,
+) -> Result<CompiledReverse, Error> {
     let Planned {
         layout,
         dispatches,
@@ -32,7 +78,7 @@ pub(crate) async fn compile(
         key,
     } = planned;
     let copying = Copying::of(&dispatches, &target.profile);
-    let launches = into_launches(&plans, &dispatches, &layout, &limits, copying, bytes[2])?;
+    let launches = into_launches(&plans, &dispatches, &layout, limits, copying, bytes[2])?;
     let pipeline = Held::new(gpu.device_lock(), gpu.pipeline(Built::Operator(key)).await?);
     let scratch = scratch_buffers(gpu, &dispatches).await?;
     let copy = match scratch.is_some() {
@@ -53,12 +99,34 @@ pub(crate) async fn compile(
         pipeline,
         copy,
         params,
-        params_stride: params_stride(&limits),
+        params_stride: params_stride(limits),
         launches,
         offset_alignment: u64::from(limits.min_storage_buffer_offset_alignment),
         bytes,
         scratch,
     })
+}
+
+/// What an in-place operator binds at the input's place: the tensor is bound
+/// once, as the output, and a buffer may not be bound both read-only and
+/// writable in one dispatch.
+async fn placeholder(gpu: &Gpu) -> Result<Held<wgpu::Buffer>, Error> {
+    let device = gpu.device();
+    let lock = gpu.device_lock();
+    let context = "creating the in-place placeholder";
+    capture(device, context, || {
+        let buffer = lock.hold(|| {
+            device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("revseq::placeholder"),
+                size: PLACEHOLDER_BYTES,
+                usage: wgpu::BufferUsages::STORAGE,
+                mapped_at_creation: false,
+            })
+        });
+        Held::new(lock, buffer)
+    })
+    .await
+    .map_err(|error| gpu.lost_or(error, context))
 }
 
 /// The scratch buffers staged dispatches run in: one for their input, one for

@@ -99,7 +99,12 @@ impl CompiledReverse {
 
     /// Bytes each binding must hold: the tensor's minimum size rounded up to 4.
     pub fn binding_size(&self, tensor: TensorRole) -> u64 {
-        self.bytes[tensor as usize].next_multiple_of(4)
+        let index = match tensor {
+            TensorRole::Input => 0,
+            TensorRole::SequenceLengths => 1,
+            TensorRole::Output | TensorRole::Tensor => 2,
+        };
+        self.bytes[index].next_multiple_of(4)
     }
 
     /// Records the operator into `encoder`; never submits and never blocks, on any
@@ -194,45 +199,72 @@ impl CompiledReverse {
         sequence_lengths: &wgpu::BufferBinding<'_>,
         output: &wgpu::BufferBinding<'_>,
     ) -> Result<(), Error> {
-        let bindings = [
+        for (tensor, binding) in [
             (TensorRole::Input, input),
             (TensorRole::SequenceLengths, sequence_lengths),
             (TensorRole::Output, output),
-        ];
-        let alignment = self.offset_alignment;
-        for (tensor, binding) in bindings {
-            let usage = binding.buffer.usage();
-            let required = wgpu::BufferUsages::STORAGE;
-            if !usage.contains(required) {
-                return Err(Error::BindingUsage {
-                    tensor,
-                    usage,
-                    required,
-                });
-            }
-            if binding.offset % alignment != 0 {
-                return Err(Error::BindingMisaligned {
-                    tensor,
-                    offset: binding.offset,
-                    alignment,
-                });
-            }
-            // A size past the end of the buffer holds only what the buffer has.
-            let in_buffer = binding.buffer.size().saturating_sub(binding.offset);
-            let available = binding.size.map_or(in_buffer, |s| s.get().min(in_buffer));
-            let required = self.binding_size(tensor);
-            if available < required {
-                return Err(Error::BindingTooSmall {
-                    tensor,
-                    required,
-                    actual: available,
-                });
+        ] {
+            self.check_binding(tensor, binding)?;
+        }
+        for (tensor, binding) in [
+            (TensorRole::Input, input),
+            (TensorRole::SequenceLengths, sequence_lengths),
+        ] {
+            if binding.buffer == output.buffer {
+                return Err(Error::OutputAliases { tensor });
             }
         }
-        for (tensor, binding) in &bindings[..2] {
-            if binding.buffer == output.buffer {
-                return Err(Error::OutputAliases { tensor: *tensor });
-            }
+        Ok(())
+    }
+
+    /// `record`'s checks in place: the tensor and the lengths, in two buffers.
+    pub(crate) fn check_in_place(
+        &self,
+        tensor: &wgpu::BufferBinding<'_>,
+        sequence_lengths: &wgpu::BufferBinding<'_>,
+    ) -> Result<(), Error> {
+        self.check_binding(TensorRole::Tensor, tensor)?;
+        self.check_binding(TensorRole::SequenceLengths, sequence_lengths)?;
+        if sequence_lengths.buffer == tensor.buffer {
+            return Err(Error::LengthsAliasTensor);
+        }
+        Ok(())
+    }
+
+    /// The rules wgpu checks of one binding: `STORAGE`, the offset's alignment,
+    /// and room for the tensor.
+    fn check_binding(
+        &self,
+        tensor: TensorRole,
+        binding: &wgpu::BufferBinding<'_>,
+    ) -> Result<(), Error> {
+        let usage = binding.buffer.usage();
+        let required = wgpu::BufferUsages::STORAGE;
+        if !usage.contains(required) {
+            return Err(Error::BindingUsage {
+                tensor,
+                usage,
+                required,
+            });
+        }
+        let alignment = self.offset_alignment;
+        if !binding.offset.is_multiple_of(alignment) {
+            return Err(Error::BindingMisaligned {
+                tensor,
+                offset: binding.offset,
+                alignment,
+            });
+        }
+        // A size past the end of the buffer holds only what the buffer has.
+        let in_buffer = binding.buffer.size().saturating_sub(binding.offset);
+        let available = binding.size.map_or(in_buffer, |s| s.get().min(in_buffer));
+        let required = self.binding_size(tensor);
+        if available < required {
+            return Err(Error::BindingTooSmall {
+                tensor,
+                required,
+                actual: available,
+            });
         }
         Ok(())
     }

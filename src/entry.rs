@@ -2,9 +2,11 @@
 //! compile, upload, run and read back in one.
 
 use crate::compiled::CompiledReverse;
+use crate::compiled_in_place::CompiledInPlace;
 use crate::dtype::{Element, SequenceLength};
 use crate::error::Error;
 use crate::gpu::Gpu;
+use crate::in_place::ReverseInPlace;
 use crate::onnx;
 use crate::operator::ReverseSubsequences;
 #[cfg(not(target_arch = "wasm32"))]
@@ -53,6 +55,66 @@ impl Gpu {
         desc: &ReverseSubsequences,
     ) -> Result<CompiledReverse, Error> {
         crate::compile::compile(self, desc).await
+    }
+
+    /// [`Gpu::compile`] for the operator in place: validates `desc` and prepares
+    /// it to run on one tensor binding. A tensor reversed in place binds whole, so
+    /// it must fit one storage binding of the device ([`Error::InPlaceTooLarge`]).
+    /// Not on wasm32: use [`Gpu::compile_in_place_async`].
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn compile_in_place(&self, desc: &ReverseInPlace) -> Result<CompiledInPlace, Error> {
+        block_on(self.compile_in_place_async(desc))
+    }
+
+    /// [`Gpu::compile_in_place`] without blocking.
+    pub async fn compile_in_place_async(
+        &self,
+        desc: &ReverseInPlace,
+    ) -> Result<CompiledInPlace, Error> {
+        crate::compile::compile_in_place(self, desc).await
+    }
+
+    /// Reverses subsequences of a packed tensor in place, in `data`: the result of
+    /// [`Gpu::reverse_subsequences`] on the same arguments, without a second
+    /// tensor on the device. Not on wasm32: use
+    /// [`Gpu::reverse_subsequences_in_place_async`].
+    ///
+    /// ```
+    /// # fn main() -> Result<(), revseq::Error> {
+    /// let gpu = revseq::Gpu::new()?;
+    /// let mut data = [1i32, 2, 3, 4, 5, 6, 7, 8];
+    /// gpu.reverse_subsequences_in_place(&mut data, &[2, 4], &[3u32, 0], 1)?;
+    /// assert_eq!(data, [3, 2, 1, 4, 5, 6, 7, 8]);
+    /// # Ok(())
+    /// # }
+    /// ```
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn reverse_subsequences_in_place<T: Element, L: SequenceLength>(
+        &self,
+        data: &mut [T],
+        sizes: &[u32],
+        sequence_lengths: &[L],
+        axis: u32,
+    ) -> Result<(), Error> {
+        block_on(self.reverse_subsequences_in_place_async(data, sizes, sequence_lengths, axis))
+    }
+
+    /// [`Gpu::reverse_subsequences_in_place`] without blocking.
+    pub async fn reverse_subsequences_in_place_async<T: Element, L: SequenceLength>(
+        &self,
+        data: &mut [T],
+        sizes: &[u32],
+        sequence_lengths: &[L],
+        axis: u32,
+    ) -> Result<(), Error> {
+        let desc = ReverseInPlace::packed::<T, L>(sizes, axis, data.len(), sequence_lengths.len())?;
+        let compiled = self.compile_in_place_async(&desc).await?;
+        let mut bytes = T::to_bytes(data).into_owned();
+        compiled
+            .run_async(&mut bytes, &L::to_bytes(sequence_lengths))
+            .await?;
+        data.copy_from_slice(&T::from_bytes(&bytes));
+        Ok(())
     }
 
     /// Reverses subsequences of a packed tensor. `sequence_lengths` holds one

@@ -11,6 +11,9 @@ pub enum TensorRole {
     SequenceLengths,
     /// `OutputTensor`.
     Output,
+    /// The one tensor of a [`ReverseInPlace`](crate::ReverseInPlace), read and
+    /// written.
+    Tensor,
 }
 
 impl std::fmt::Display for TensorRole {
@@ -19,6 +22,7 @@ impl std::fmt::Display for TensorRole {
             TensorRole::Input => "input",
             TensorRole::SequenceLengths => "sequence_lengths",
             TensorRole::Output => "output",
+            TensorRole::Tensor => "tensor",
         })
     }
 }
@@ -115,6 +119,35 @@ pub enum Error {
         /// The smallest stride that would not overlap.
         required: u64,
     },
+    /// In-place strides that could place two elements at one address, as for the
+    /// output of [`Error::OverlappingOutput`]: a swap would read what another wrote.
+    #[error(
+        "tensor: dimension {dim} (size {size}, stride {stride}) must have a stride of at least \
+         {required}, one past the span of the dimensions with smaller strides, so that no two \
+         elements share memory: a tensor reversed in place is read and written at once"
+    )]
+    OverlappingTensor {
+        /// The dimension.
+        dim: usize,
+        /// Its size.
+        size: u32,
+        /// Its stride.
+        stride: u32,
+        /// The smallest stride that would not overlap.
+        required: u64,
+    },
+    /// A tensor reversed in place binds whole, and is larger than one storage
+    /// binding of the device.
+    #[error(
+        "tensor: {bytes} bytes reversed in place must fit one storage binding ({limit} bytes on \
+         this device); reverse it out of place, which windows any tensor"
+    )]
+    InPlaceTooLarge {
+        /// The tensor's bytes.
+        bytes: u64,
+        /// The device's binding window.
+        limit: u64,
+    },
     /// A tensor needs more bytes than a limit allows.
     #[error("{tensor}: needs {bytes} bytes, more than the {limit} bytes of {limit_name}")]
     TensorTooLarge {
@@ -208,6 +241,12 @@ pub enum Error {
         /// The input it aliases.
         tensor: TensorRole,
     },
+    /// In place, the lengths are bound from the tensor's own buffer, which the
+    /// operator writes.
+    #[error(
+        "sequence_lengths: buffer must differ from the tensor's, which the operator writes in place"
+    )]
+    LengthsAliasTensor,
     /// ONNX ReverseSequence: the input rank is below 2.
     #[error("reverse_sequence: input rank {rank} must be at least 2")]
     OnnxRank {

@@ -19,6 +19,11 @@
 //!
 //! For GPU-resident tensors, [`Gpu::compile`] a [`ReverseSubsequences`] once and
 //! [`CompiledReverse::record`] it into your own `CommandEncoder` as often as needed.
+//!
+//! The operator is its own inverse and leaves every position past a lane's
+//! length alone, so it also runs in place ([`ReverseInPlace`],
+//! [`Gpu::compile_in_place`], [`Gpu::reverse_subsequences_in_place`]): it swaps
+//! the elements each lane reverses and moves nothing else, with no second tensor.
 
 #![warn(missing_docs)]
 
@@ -27,6 +32,7 @@ mod bindings;
 mod calls;
 mod compile;
 mod compiled;
+mod compiled_in_place;
 mod device_lock;
 mod divisor;
 mod dtype;
@@ -34,6 +40,7 @@ mod encode;
 mod entry;
 mod error;
 mod gpu;
+mod in_place;
 // With the `lab` feature, revseq's benchmark and tests reach the plan's internals
 // (`PipelineKey`, `Walk`, `Tuning`) and the laboratory's modules below.
 #[cfg_attr(not(feature = "lab"), allow(unreachable_pub))]
@@ -68,10 +75,12 @@ mod window;
 
 pub use adapter::adapter_from_env;
 pub use compiled::CompiledReverse;
+pub use compiled_in_place::CompiledInPlace;
 pub use device_lock::DeviceLock;
 pub use dtype::{DataType, Element, SequenceLength};
 pub use error::{Error, TensorRole};
 pub use gpu::Gpu;
+pub use in_place::ReverseInPlace;
 pub use kernels::Variant;
 #[cfg(feature = "lab")]
 pub use kernels::{PipelineKey, Walk};

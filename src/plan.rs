@@ -8,7 +8,7 @@ use crate::kernels::{PipelineKey, Plan, Walk};
 use crate::layout::Layout;
 use crate::operator::ReverseSubsequences;
 use crate::tuning::{self, Profile};
-use crate::window::{self, Dispatch};
+use crate::window::{self, Dispatch, Window};
 
 /// What a plan is made for: the device's tuning and features, its binding
 /// window, and the storage offset alignment.
@@ -55,6 +55,44 @@ pub(crate) fn plan(
         layout,
         dispatches,
         plans,
+        key,
+    })
+}
+
+/// Bytes of the placeholder an in-place dispatch binds in the input's place: one
+/// 16-byte vector, the least any kernel's input binding may hold.
+pub(crate) const PLACEHOLDER_BYTES: u64 = 16;
+
+/// Plans `desc`, the operator from a tensor into itself (`src/in_place.rs`), in
+/// place: one dispatch, binding the tensor whole through the output binding and a
+/// placeholder at the input's, with the in-place plan of `general`.
+pub(crate) fn plan_in_place(
+    desc: &ReverseSubsequences,
+    bytes: [u64; 3],
+    target: &Target,
+) -> Result<Planned, Error> {
+    let layout = Layout::canonical(desc);
+    if !window::fits_one_binding(&layout, bytes, target.window) {
+        return Err(Error::InPlaceTooLarge {
+            bytes: bytes[2],
+            limit: target.window.min(window::MAX_WINDOW_BYTES) & !3,
+        });
+    }
+    let widths = [desc.input.data_type(), desc.sequence_lengths.data_type()]
+        .map(|t| u64::from(t.size_in_bytes()));
+    let widths = [widths[0], widths[1], widths[0]];
+    let mut dispatches = window::split(&layout, widths, bytes, target.window, target.align, false)?;
+    dispatches[0].windows[0] = Window {
+        offset: 0,
+        size: PLACEHOLDER_BYTES,
+    };
+    let element_bytes = desc.input.data_type().size_in_bytes();
+    let plan = Plan::in_place(&dispatches[0].layout, element_bytes, &target.profile);
+    let key = key_of(desc, &plan, &dispatches[0]);
+    Ok(Planned {
+        layout,
+        dispatches,
+        plans: vec![plan],
         key,
     })
 }
@@ -181,6 +219,7 @@ fn key_of(desc: &ReverseSubsequences, plan: &Plan, dispatch: &Dispatch) -> Pipel
         access_bits: fields.access_bits,
         walk: fields.walk,
         wide_multiply: fields.wide_multiply,
+        in_place: fields.in_place,
     }
 }
 

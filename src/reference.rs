@@ -33,6 +33,7 @@
 use crate::dtype::DataType;
 use crate::dtype::{Element, SequenceLength};
 use crate::error::Error;
+use crate::in_place::ReverseInPlace;
 use crate::onnx;
 use crate::operator::ReverseSubsequences;
 use crate::tensor::TensorDesc;
@@ -114,6 +115,61 @@ pub fn reverse_subsequences<T: Element, L: SequenceLength>(
         &mut output,
     )?;
     Ok(T::from_bytes(&output))
+}
+
+/// Runs `desc` in place on host bytes: in each lane, swaps the elements at `t`
+/// and `L - 1 - t` for `t < L / 2`. Every other byte of `tensor` keeps its value.
+pub fn reverse_in_place_bytes(
+    desc: &ReverseInPlace,
+    tensor: &mut [u8],
+    sequence_lengths: &[u8],
+) -> Result<(), Error> {
+    desc.validate()?;
+    desc.check_host_slices([tensor.len(), sequence_lengths.len()])?;
+    let sizes = desc.tensor.sizes();
+    let axis = desc.axis as usize;
+    let n = sizes[axis] as usize;
+    if desc.tensor.element_count() == 0 {
+        return Ok(());
+    }
+    let width = desc.tensor.data_type().size_in_bytes() as usize;
+    let [strides, length_strides] = [&desc.tensor, &desc.sequence_lengths].map(byte_strides);
+    let length_type = desc.sequence_lengths.data_type();
+    let mut lane = vec![0u32; sizes.len()];
+    for _ in 0..desc.tensor.element_count() / n as u64 {
+        let offset = |strides: &[usize]| -> usize {
+            lane.iter().zip(strides).map(|(&i, s)| i as usize * s).sum()
+        };
+        let start = offset(&strides);
+        let length = read_length(length_type, &sequence_lengths[offset(&length_strides)..]);
+        let length = length.clamp(0, n as i128) as usize;
+        for t in 0..length / 2 {
+            let front = start + t * strides[axis];
+            let back = start + (length - 1 - t) * strides[axis];
+            for byte in 0..width {
+                tensor.swap(front + byte, back + byte);
+            }
+        }
+        next_lane(&mut lane, sizes, axis);
+    }
+    Ok(())
+}
+
+/// Runs the operator in place on a packed typed tensor, as
+/// [`Gpu::reverse_subsequences_in_place`] does.
+///
+/// [`Gpu::reverse_subsequences_in_place`]: crate::Gpu::reverse_subsequences_in_place
+pub fn reverse_subsequences_in_place<T: Element, L: SequenceLength>(
+    data: &mut [T],
+    sizes: &[u32],
+    sequence_lengths: &[L],
+    axis: u32,
+) -> Result<(), Error> {
+    let desc = ReverseInPlace::packed::<T, L>(sizes, axis, data.len(), sequence_lengths.len())?;
+    let mut bytes = T::to_bytes(data).into_owned();
+    reverse_in_place_bytes(&desc, &mut bytes, &L::to_bytes(sequence_lengths))?;
+    data.copy_from_slice(&T::from_bytes(&bytes));
+    Ok(())
 }
 
 /// ONNX `ReverseSequence`, straight from the ONNX text: for each slice `b` along

@@ -62,7 +62,7 @@ impl CompiledReverse {
     /// A storage buffer of `usage` holding `contents` (padded to whole words),
     /// written in [`chunks`](Self::chunks), each submitted on its own where the
     /// adapter bounds submissions, rather than in one copy of the whole tensor.
-    fn upload(
+    pub(crate) fn upload(
         &self,
         label: &str,
         contents: &[u8],
@@ -169,6 +169,22 @@ impl CompiledReverse {
         if self.is_empty() {
             return Ok(());
         }
+        let [input, lengths, out, readback] = self.buffers(input, sequence_lengths, output);
+        let context = "running reverse_subsequences";
+        self.execute([&input, &lengths, &out], &readback, output, context)
+            .await
+    }
+
+    /// Runs the operator on revseq's own `buffers` (input, lengths, output, the
+    /// input a placeholder in place) after `record`'s checks, and reads the output
+    /// back through `readback` into `output`, blocking natively until it is there.
+    pub(crate) async fn execute(
+        &self,
+        buffers: [&wgpu::Buffer; 3],
+        readback: &wgpu::Buffer,
+        output: &mut [u8],
+        context: &'static str,
+    ) -> Result<(), Error> {
         // Where submissions are bounded, dispatches past the bound run in parts.
         let parts = match self.gpu.submission_bytes() {
             Some(budget) => Some(self.parts(budget).await?),
@@ -176,16 +192,17 @@ impl CompiledReverse {
         };
         let out_bytes = self.bytes[2] as usize;
         let device = self.gpu.device();
-        let context = "running reverse_subsequences";
         let scope = Scope::push(device);
-        let [input, lengths, out, readback] = self.buffers(input, sequence_lengths, output);
         // `record`'s checks, on revseq's own buffers; then the commands, in as many
         // submissions as the adapter needs (`src/submission.rs`), the readback
         // in the last.
-        let bindings = [&input, &lengths, &out].map(|b| b.as_entire_buffer_binding());
-        let checked = self.check(&bindings[0], &bindings[1], &bindings[2]);
+        let bindings = buffers.map(|b| b.as_entire_buffer_binding());
+        let checked = match self.key.in_place {
+            true => self.check_in_place(&bindings[2], &bindings[1]),
+            false => self.check(&bindings[0], &bindings[1], &bindings[2]),
+        };
         let submission =
-            checked.and_then(|()| self.submit(&bindings, parts.as_ref(), &out, &readback));
+            checked.and_then(|()| self.submit(&bindings, parts.as_ref(), buffers[2], readback));
         let (sender, receiver) = signal::channel();
         if submission.is_ok() {
             self.gpu.device_lock().hold(|| {
@@ -249,12 +266,16 @@ impl CompiledReverse {
             }),
             false => self.upload("revseq::output", &output[..out_bytes], out_usage),
         };
-        let readback = self.gpu.create_buffer(&wgpu::BufferDescriptor {
+        [input, lengths, out, self.readback(out_size)]
+    }
+
+    /// The buffer the output is read back through.
+    pub(crate) fn readback(&self, size: u64) -> Held<wgpu::Buffer> {
+        self.gpu.create_buffer(&wgpu::BufferDescriptor {
             label: Some("revseq::readback"),
-            size: out_size,
+            size,
             usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
-        });
-        [input, lengths, out, readback]
+        })
     }
 }

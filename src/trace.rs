@@ -12,6 +12,7 @@
 
 use crate::bindings;
 use crate::compiled::CompiledReverse;
+use crate::compiled_in_place::CompiledInPlace;
 use crate::device_lock::Held;
 use crate::encode::Tracing;
 use crate::error::{Error, TensorRole};
@@ -19,6 +20,7 @@ use crate::gpu::Gpu;
 use crate::launch::Bound;
 use crate::params::PARAMS_SIZE;
 use crate::pipeline::compute_pipeline;
+use crate::plan::PLACEHOLDER_BYTES;
 use crate::scope::{block_on, Scope};
 use crate::shaders::{Kernel, Source, Storage};
 use crate::simt::{Access, Kind};
@@ -57,6 +59,16 @@ impl CompiledReverse {
     pub fn trace(&self, input: &[u8], lengths: &[u8], every: u32) -> Result<Trace, Error> {
         self.desc
             .check_host_slices([input.len(), lengths.len(), self.bytes[2] as usize])?;
+        let output = vec![0; self.binding_size(TensorRole::Output) as usize];
+        let [input, lengths] =
+            [(input, 0), (lengths, 1)].map(|(h, t)| &h[..self.bytes[t] as usize]);
+        self.traced([input, lengths, &output], every)
+    }
+
+    /// [`trace`](Self::trace) on the host's input and lengths, with the output
+    /// binding starting as `output` (as long as the binding): in place, the
+    /// tensor, with a placeholder for the input.
+    pub(crate) fn traced(&self, host: [&[u8]; 3], every: u32) -> Result<Trace, Error> {
         self.check_unstaged()?;
         let source = self.key.source();
         let program = Program {
@@ -65,19 +77,8 @@ impl CompiledReverse {
             constants: &self.key.constants(),
         };
         let commands = self.commands(None);
-        let host = [
-            &input[..self.bytes[0] as usize],
-            &lengths[..self.bytes[1] as usize],
-        ];
         let slices = commands.len().clamp(1, SUBMITTED) as u64;
-        let built = Built::new(
-            &self.gpu,
-            &program,
-            every,
-            host,
-            self.binding_size(TensorRole::Output),
-            slices * SLICE,
-        )?;
+        let built = Built::new(&self.gpu, &program, every, host, slices * SLICE)?;
         let tracing = Tracing {
             layout: &built.layout,
             pipeline: &built.pipeline,
@@ -124,6 +125,21 @@ impl CompiledReverse {
     }
 }
 
+impl CompiledInPlace {
+    /// [`CompiledReverse::trace`] in place: the trace build reverses `tensor`
+    /// (as [`CompiledInPlace::run`] takes it), and the trace's output is the
+    /// tensor's binding after the run.
+    pub fn trace(&self, tensor: &[u8], lengths: &[u8], every: u32) -> Result<Trace, Error> {
+        self.desc.check_host_slices([tensor.len(), lengths.len()])?;
+        let inner = &self.inner;
+        let [bytes, length_bytes, _] = inner.bytes.map(|b| b as usize);
+        let mut start = tensor[..bytes].to_vec();
+        start.resize(inner.binding_size(TensorRole::Tensor) as usize, 0);
+        let placeholder = [0; PLACEHOLDER_BYTES as usize];
+        inner.traced([&placeholder, &lengths[..length_bytes], &start], every)
+    }
+}
+
 /// Runs `wgsl`, a kernel that is not the operator's (a copy, say, for comparison),
 /// in the trace build: its `#import` lines may name the crate's files
 /// (`shared/params`, ...) and the slots `storage` (filled with `storage`) and
@@ -161,8 +177,8 @@ pub fn trace_wgsl(
         label: "revseq::trace",
         constants: &all,
     };
-    let output_bytes = output_bytes.next_multiple_of(4);
-    let built = Built::new(gpu, &program, every, [input, &[0; 4]], output_bytes, SLICE)?;
+    let output = vec![0; output_bytes.next_multiple_of(4) as usize];
+    let built = Built::new(gpu, &program, every, [input, &[0; 4], &output], SLICE)?;
     let buffers = &built.buffers;
     let device = gpu.device();
     let bind_group = bindings::bind_group(
@@ -230,14 +246,13 @@ struct Built {
 
 impl Built {
     /// `program`'s trace build, tracing every `every`-th workgroup, with the
-    /// host's `input` and `lengths`, an output of `output_bytes`, zeroed, and
+    /// host's `input`, `lengths` and `output` (as it starts), and
     /// `records_bytes` of records.
     fn new(
         gpu: &Gpu,
         program: &Program,
         every: u32,
-        [input, lengths]: [&[u8]; 2],
-        output_bytes: u64,
+        [input, lengths, output]: [&[u8]; 3],
         records_bytes: u64,
     ) -> Result<Built, Error> {
         let device = gpu.device();
@@ -254,7 +269,7 @@ impl Built {
             tensors: [
                 buffer(input, wgpu::BufferUsages::empty())?,
                 buffer(lengths, wgpu::BufferUsages::empty())?,
-                buffer(&vec![0; output_bytes as usize], copied)?,
+                buffer(output, copied)?,
             ],
             records: buffer(
                 &vec![0; records_bytes as usize],

@@ -17,6 +17,8 @@ pub(crate) struct Args {
     /// `--storage-only`: see `Bench::storage_only`.
     pub(crate) storage_only: bool,
     pub(crate) gpu_model: bool,
+    /// `--in-place`: the operator in place (`benches/support/in_place.rs`).
+    pub(crate) in_place: bool,
     pub(crate) layouts: Vec<String>,
     pub(crate) widths: Vec<u32>,
 }
@@ -45,6 +47,7 @@ pub(crate) fn args() -> Args {
         largest_only: false,
         storage_only: false,
         gpu_model: false,
+        in_place: false,
         layouts: Vec::new(),
         widths: Vec::new(),
     };
@@ -65,6 +68,7 @@ pub(crate) fn args() -> Args {
             "--largest-only" => args.largest_only = true,
             "--storage-only" => args.storage_only = true,
             "--gpu-model" => args.gpu_model = true,
+            "--in-place" => args.in_place = true,
             "--layout" => args.layouts.push(it.next().expect("--layout NAME")),
             "--width" => args.widths.push(
                 it.next()

@@ -8,11 +8,12 @@ use std::fmt::Write as _;
 
 use revseq::shaders::Storage;
 use revseq::simt::{Model, Report};
-use revseq::trace::{kernel_wgsl, trace_wgsl};
-use revseq::{reference, Gpu, ReverseSubsequences, Tuning};
+use revseq::trace::{kernel_wgsl, trace_wgsl, Trace};
+use revseq::{reference, Gpu, ReverseInPlace, ReverseSubsequences, Tuning};
 
 use crate::bench::Bench;
 use crate::cli::Args;
+use crate::in_place::lengths as in_place_lengths;
 use crate::layouts::{descriptor, host_tensors, LAYOUTS};
 
 /// Workgroups a trace records, about: spread over the whole dispatch.
@@ -63,12 +64,39 @@ pub(crate) struct ModelRow {
 }
 
 impl ModelRow {
+    fn of(
+        layout: String,
+        desc: &ReverseSubsequences,
+        figures: Vec<Figures>,
+        verified: bool,
+    ) -> ModelRow {
+        ModelRow {
+            width: desc.input.data_type().size_in_bytes(),
+            layout,
+            sizes: desc.input.sizes().to_vec(),
+            axis: desc.axis,
+            figures,
+            verified,
+        }
+    }
+
     fn gpu32(&self) -> &Figures {
         &self.figures[0]
     }
 
     /// The targets for `Tuning::Gpu` at warp 32: loads and stores.
     pub(crate) fn targets(&self) -> Option<(f64, f64)> {
+        if let Some(layout) = self.layout.strip_prefix("in place ") {
+            // In place, rows and runs of 4 to 16 bytes: whole sectors of what
+            // the swaps touch.
+            let rows_or_runs = [
+                "innermost",
+                "strided",
+                "onnx-batch-major",
+                "onnx-time-major",
+            ];
+            return (self.width >= 4 && rows_or_runs.contains(&layout)).then_some((0.9, 0.9));
+        }
         match self.layout.as_str() {
             "innermost" | "strided" | "onnx-batch-major" | "onnx-time-major" => Some((0.9, 0.95)),
             "middle" | "outermost" if self.width >= 4 => Some((0.9, 0.95)),
@@ -97,26 +125,28 @@ impl ModelRow {
     }
 }
 
-/// Traces `desc` on `gpu` under both tunings and models it.
-pub(crate) fn model_row(
-    gpu: &Gpu,
-    layout: &str,
-    desc: &ReverseSubsequences,
-    input: &[u8],
-    lengths: &[u8],
-) -> ModelRow {
-    let mut expected = vec![0u8; desc.output.min_size_in_bytes() as usize];
-    reference::reverse_subsequences_bytes(desc, input, lengths, &mut expected).expect("reference");
+/// What the model needs of one compiled operator: its variant, its launched
+/// and idle workgroups, and its trace build, sampling every `every`-th workgroup.
+struct Traceable<'a> {
+    variant: &'static str,
+    workgroups: [u32; 2],
+    idle: f64,
+    trace: Box<dyn Fn(u32) -> Result<Trace, revseq::Error> + 'a>,
+}
+
+/// The figures of the operator `compile` makes under each tuning, and whether
+/// every traced output's first bytes equal `expected`.
+fn figures<'a>(compile: impl Fn(Tuning) -> Traceable<'a>, expected: &[u8]) -> (Vec<Figures>, bool) {
     let mut figures = Vec::new();
     let mut verified = true;
     for tuning in [Tuning::Gpu, Tuning::Cpu] {
-        let op = gpu.with_tuning(tuning).compile(desc).expect("compile");
-        let [x, y] = op.workgroups();
+        let op = compile(tuning);
+        let [x, y] = op.workgroups;
         let mut every = (x * y / SAMPLED_WORKGROUPS).max(1);
         // Kernels that make many accesses an invocation (`columns`) take a
         // sparser sample.
         let trace = loop {
-            match op.trace(input, lengths, every) {
+            match (op.trace)(every) {
                 Err(revseq::Error::TraceOverflow { .. }) => every *= 2,
                 other => break other.expect("trace"),
             }
@@ -131,20 +161,71 @@ pub(crate) fn model_row(
             figures.push(Figures {
                 tuning,
                 warp,
-                variant: op.variant().name(),
+                variant: op.variant,
                 report: Model::new(warp).analyze(&trace.accesses),
-                idle_workgroups: op.idle_workgroups(),
+                idle_workgroups: op.idle,
             });
         }
     }
-    ModelRow {
-        width: desc.input.data_type().size_in_bytes(),
-        layout: layout.to_string(),
-        sizes: desc.input.sizes().to_vec(),
-        axis: desc.axis,
-        figures,
-        verified,
-    }
+    (figures, verified)
+}
+
+/// Traces `desc` on `gpu` under both tunings and models it.
+pub(crate) fn model_row(
+    gpu: &Gpu,
+    layout: &str,
+    desc: &ReverseSubsequences,
+    input: &[u8],
+    lengths: &[u8],
+) -> ModelRow {
+    let mut expected = vec![0u8; desc.output.min_size_in_bytes() as usize];
+    reference::reverse_subsequences_bytes(desc, input, lengths, &mut expected).expect("reference");
+    let ops = [Tuning::Gpu, Tuning::Cpu]
+        .map(|tuning| gpu.with_tuning(tuning).compile(desc).expect("compile"));
+    let (figures, verified) = figures(
+        |tuning| {
+            let op = &ops[usize::from(tuning == Tuning::Cpu)];
+            Traceable {
+                variant: op.variant().name(),
+                workgroups: op.workgroups(),
+                idle: op.idle_workgroups(),
+                trace: Box::new(move |every| op.trace(input, lengths, every)),
+            }
+        },
+        &expected,
+    );
+    ModelRow::of(layout.to_string(), desc, figures, verified)
+}
+
+/// [`model_row`] in place: `desc`'s input reversed in its own buffer.
+pub(crate) fn model_in_place_row(
+    gpu: &Gpu,
+    layout: &str,
+    desc: &ReverseSubsequences,
+    tensor: &[u8],
+    lengths: &[u8],
+) -> ModelRow {
+    let in_place =
+        ReverseInPlace::new(desc.input.clone(), desc.sequence_lengths.clone(), desc.axis);
+    let mut expected = tensor.to_vec();
+    reference::reverse_in_place_bytes(&in_place, &mut expected, lengths).expect("reference");
+    let ops = [Tuning::Gpu, Tuning::Cpu].map(|tuning| {
+        let gpu = gpu.with_tuning(tuning);
+        gpu.compile_in_place(&in_place).expect("compile")
+    });
+    let (figures, verified) = figures(
+        |tuning| {
+            let op = &ops[usize::from(tuning == Tuning::Cpu)];
+            Traceable {
+                variant: op.variant().name(),
+                workgroups: op.workgroups(),
+                idle: op.idle_workgroups(),
+                trace: Box::new(move |every| op.trace(tensor, lengths, every)),
+            }
+        },
+        &expected,
+    );
+    ModelRow::of(format!("in place {layout}"), desc, figures, verified)
 }
 
 /// The yardstick under the model: a copy of one 16-byte vector an invocation,
@@ -284,7 +365,13 @@ pub(crate) fn run(bench: &Bench, args: &Args, info: &wgpu::AdapterInfo) {
         {
             let desc = descriptor(layout, data_type, elements);
             let (input, lengths) = host_tensors(&desc);
-            let row = model_row(&bench.gpu, layout, &desc, &input, &lengths);
+            let row = match args.in_place {
+                true => {
+                    let lengths = in_place_lengths(&desc, false);
+                    model_in_place_row(&bench.gpu, layout, &desc, &input, &lengths)
+                }
+                false => model_row(&bench.gpu, layout, &desc, &input, &lengths),
+            };
             let target = match (row.targets(), row.meets()) {
                 (Some((loads, stores)), Some(meets)) => format!(
                     "≥ {loads} / {stores}: {}",

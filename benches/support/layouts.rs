@@ -22,7 +22,7 @@ pub(crate) const WIDTHS: [DataType; 5] = [
 ];
 
 /// xorshift64: fills tensors and lengths, the same every run.
-pub(crate) struct Rng(u64);
+pub(crate) struct Rng(pub(crate) u64);
 
 impl Rng {
     pub(crate) fn next(&mut self) -> u64 {

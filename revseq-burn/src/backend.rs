@@ -5,6 +5,7 @@
 
 use std::fmt;
 use std::num::NonZeroU64;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use burn::backend::tensor::{FloatTensor, IntTensor};
@@ -15,7 +16,10 @@ use burn_cubecl::kernel::into_contiguous;
 use burn_cubecl::tensor::CubeTensor;
 use burn_cubecl::CubeBackend;
 use revseq::wgpu;
-use revseq::{CompiledReverse, DataType, TensorDesc, TensorRole};
+use revseq::{
+    CompiledInPlace, CompiledReverse, DataType, ReverseInPlace, ReverseSubsequences, TensorDesc,
+    TensorRole,
+};
 
 /// A reversal compiled for one device, shapes and dtypes: what the backend
 /// method needs besides the two tensors. Shared, so that fusion and autodiff
@@ -24,9 +28,43 @@ use revseq::{CompiledReverse, DataType, TensorDesc, TensorRole};
 pub struct Reversal {
     pub(crate) gpu: revseq::Gpu,
     pub(crate) op: Arc<CompiledReverse>,
+    /// The same reversal in place, where the tensor fits one binding: taken
+    /// where burn lets the operation reuse its input's buffer.
+    pub(crate) in_place: Option<Arc<CompiledInPlace>>,
+}
+
+/// Reversals run in place in this process.
+static IN_PLACE: AtomicU64 = AtomicU64::new(0);
+
+/// How many reversals revseq-burn has run in place in this process, on revseq's
+/// kernels: those whose input burn let the operation reuse (no other tensor
+/// holds its buffer), so that no second tensor was made. For diagnostics.
+pub fn in_place_count() -> u64 {
+    IN_PLACE.load(Ordering::Relaxed)
 }
 
 impl Reversal {
+    /// `desc` compiled out of place, and in place where the device binds the
+    /// tensor whole.
+    pub(crate) fn new(
+        gpu: revseq::Gpu,
+        desc: &ReverseSubsequences,
+    ) -> Result<Reversal, revseq::Error> {
+        let op = gpu.compile(desc)?;
+        let in_place =
+            ReverseInPlace::new(desc.input.clone(), desc.sequence_lengths.clone(), desc.axis);
+        let in_place = match gpu.compile_in_place(&in_place) {
+            Ok(compiled) => Some(Arc::new(compiled)),
+            Err(revseq::Error::InPlaceTooLarge { .. }) => None,
+            Err(other) => return Err(other),
+        };
+        Ok(Reversal {
+            gpu,
+            op: Arc::new(op),
+            in_place,
+        })
+    }
+
     /// The same reversal for tensors of `dtype`: itself where revseq's data type
     /// is the same, recompiled (from the cache) where it is not.
     pub(crate) fn for_dtype(&self, dtype: DType) -> Reversal {
@@ -40,14 +78,8 @@ impl Reversal {
         for tensor in [&mut desc.input, &mut desc.output] {
             *tensor = retype(tensor, data_type);
         }
-        let op = self
-            .gpu
-            .compile(&desc)
-            .unwrap_or_else(|err| panic!("revseq-burn: a gradient of {dtype:?}: {err}"));
-        Reversal {
-            gpu: self.gpu.clone(),
-            op: Arc::new(op),
-        }
+        Reversal::new(self.gpu.clone(), &desc)
+            .unwrap_or_else(|err| panic!("revseq-burn: a gradient of {dtype:?}: {err}"))
     }
 }
 
@@ -130,6 +162,15 @@ fn record(x: CubeTensor, lengths: CubeTensor, reversal: &Reversal) -> CubeTensor
         let handle = client.empty(4);
         return CubeTensor::new_contiguous(client, x.device.clone(), shape, handle, x.dtype);
     }
+    // burn's own in-place operations take their input's buffer where no other
+    // handle holds it (`can_mut`); so does this one, where also nothing still
+    // holds its address (`record_in_place`).
+    if let Some(op) = reversal.in_place.as_deref().filter(|_| x.can_mut()) {
+        if record_in_place(&x, &lengths, &reversal.gpu, op) {
+            IN_PLACE.fetch_add(1, Ordering::Relaxed);
+            return x;
+        }
+    }
     let output = CubeTensor::new_contiguous(
         client.clone(),
         x.device.clone(),
@@ -186,6 +227,66 @@ fn record(x: CubeTensor, lengths: CubeTensor, reversal: &Reversal) -> CubeTensor
         .unwrap_or_else(|err| panic!("revseq-burn: recording on burn's buffers: {err}"));
     reversal.gpu.queue().submit([encoder.finish()]);
     output
+}
+
+/// Records `op` on `x`'s own buffer, where nothing but its handle holds the
+/// buffer's address once burn's pending work on it is submitted, and it starts
+/// at an offset a binding can start at; the lengths, where they share that
+/// buffer or start elsewhere, from a copy of their own. Whether it recorded.
+fn record_in_place(
+    x: &CubeTensor,
+    lengths: &CubeTensor,
+    gpu: &revseq::Gpu,
+    op: &CompiledInPlace,
+) -> bool {
+    let resource = |tensor: &CubeTensor| {
+        tensor
+            .client
+            .get_resource::<WgpuServer<AutoCompiler>>(tensor.handle.clone())
+            .unwrap_or_else(|err| panic!("revseq-burn: burn's wgpu buffer of a tensor: {err}"))
+    };
+    // Submits what burn has pending on the tensor. What holds its address after
+    // that (a binding: a lazy read of the tensor, which reads it when its bytes
+    // are wanted) must see it as it was. A resource held is a binding too.
+    drop(resource(x));
+    if x.handle.memory.is_bound() {
+        return false;
+    }
+    let (data, lens) = (resource(x), resource(lengths));
+    let (data, lens) = (data.resource(), lens.resource());
+    let device = gpu.device();
+    let alignment = u64::from(device.limits().min_storage_buffer_offset_alignment);
+    if !data.offset.is_multiple_of(alignment) {
+        return false;
+    }
+    let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+        label: Some("revseq-burn::in_place"),
+    });
+    let size = |role| op.binding_size(role);
+    let lengths_copy =
+        (!lens.offset.is_multiple_of(alignment) || lens.buffer == data.buffer).then(|| {
+            let bytes = size(TensorRole::SequenceLengths);
+            let copy = device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("revseq-burn::copy"),
+                size: bytes,
+                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            });
+            encoder.copy_buffer_to_buffer(&lens.buffer, lens.offset, &copy, 0, bytes);
+            copy
+        });
+    op.record(
+        &mut encoder,
+        binding(data, None, size(TensorRole::Tensor)),
+        binding(
+            lens,
+            lengths_copy.as_ref(),
+            size(TensorRole::SequenceLengths),
+        ),
+    )
+    .unwrap_or_else(|err| panic!("revseq-burn: recording in place on burn's buffers: {err}"));
+    gpu.queue().submit([encoder.finish()]);
+    true
 }
 
 /// The binding of a tensor: its own buffer at its offset, or the copy made of it.

@@ -48,7 +48,9 @@
 //! Lengths are clamped on the device to `[0, size of the axis]`, as DirectML
 //! does (ONNX calls a length outside that range an error; checking it would mean
 //! reading the lengths back to the host). The output is a tensor of the input's
-//! dtype. Floats, integers and bools of every width burn has reverse bit-exactly;
+//! dtype, in the input's own buffer where burn lets the operation reuse it (no
+//! other tensor holds it, as burn's own in-place operations check): the reversal
+//! then swaps only what it reverses ([`in_place_count`]). Floats, integers and bools of every width burn has reverse bit-exactly;
 //! lengths are `I32`, `I64`, `U32` or `U64`.
 
 #![warn(missing_docs)]
@@ -71,7 +73,7 @@ mod plan;
 mod portable;
 
 #[cfg(feature = "wgpu")]
-pub use backend::{Reversal, ReverseBackend};
+pub use backend::{in_place_count, Reversal, ReverseBackend};
 #[cfg(feature = "wgpu")]
 pub use device::{gpu, init_async, path, register, Path};
 #[cfg(all(feature = "wgpu", not(target_family = "wasm")))]

@@ -1,7 +1,5 @@
 //! The two operators and the tensor kinds they take.
 
-use std::sync::Arc;
-
 use burn::backend::{Dispatch, DispatchTensor};
 use burn::tensor::kind::Basic;
 use burn::tensor::{Bool, Float, Int, Tensor};
@@ -134,8 +132,7 @@ impl<const D: usize> KernelCall<D> {
         method: fn(DispatchTensor, DispatchTensor, Reversal) -> DispatchTensor,
     ) -> Result<Tensor<D, K>, Error> {
         let desc = Arguments::of(&x, &self.lengths, self.axis, self.tensor).descriptor()?;
-        let op = Arc::new(self.gpu.compile(&desc)?);
-        let reversal = Reversal { gpu: self.gpu, op };
+        let reversal = Reversal::new(self.gpu, &desc)?;
         let output = method(x.into_dispatch(), self.lengths.into_dispatch(), reversal);
         Ok(Tensor::from_dispatch(output))
     }

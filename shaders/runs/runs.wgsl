@@ -9,7 +9,7 @@
 // each invocation's vectors are consecutive. In a windowed dispatch of whole axis
 // positions, each invocation instead walks the positions of its run (`walk`), or
 // a fixed grid walks them lane by lane (`Walk::PairsByLane`; `window::strategy::pair_walk`).
-#import shared/vectors
+#import runs/interleave
 
 // Whether each invocation walks its run's positions (`walk`): windowed dispatches
 // of whole axis positions. A constant, so that the one-position kernel stays as
@@ -55,13 +55,6 @@ fn main(
         return;
     }
     copy_vectors(vec_index(source), vec_index(o.out_offset + o.t * out_stride_at(AXIS)), first, interleave);
-}
-
-// The first vector of the invocation `in_run`-th in its run. The interleave is a
-// power of two: shifts, not per-lane divisions.
-fn first_vector(in_run: u32, interleave: u32) -> u32 {
-    let team = in_run >> countTrailingZeros(interleave);
-    return team * interleave * STEPS + (in_run & (interleave - 1u));
 }
 
 // This invocation's vectors of a run: STEPS of them, `interleave` apart from

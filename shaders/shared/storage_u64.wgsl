@@ -58,6 +58,13 @@ fn store_vector(i: u32, v: Vector) {
     dst[i] = v;
 }
 
+// The output vector as it is now: in place (`runs/swap.wgsl`) the tensor is read
+// through the output binding.
+fn load_output_vector(i: u32) -> Vector {
+    #trace trace_access(TRACE_LOAD | TRACE_OUTPUT, i * 16u, 16u);
+    return dst[i];
+}
+
 // As in `shared/storage_vec4.wgsl`. Fields are at most 32 bits wide, so no shift
 // reaches 64.
 fn splat_word(p: u32) -> Vector {

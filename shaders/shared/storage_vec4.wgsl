@@ -46,6 +46,12 @@ fn store_vector(i: u32, v: Vector) {
     store_vec(i, v);
 }
 
+// The output vector as it is now: in place (`general/swap.wgsl`) the tensor is
+// read through the output binding.
+fn load_output_vector(i: u32) -> Vector {
+    return load_output_vec(i);
+}
+
 // For that arithmetic, whatever the storage's words: 32-bit pattern `p` in every
 // 32-bit word, four 32-bit words as one vector, every word shifted right by
 // `bits`, and every bit of each `field_bits`-wide field whose lowest bit `x` sets

@@ -26,6 +26,12 @@ fn load_output_word(i: u32) -> u32 {
 
 alias Vector = u32;
 
+// The output element as it is now: in place (`general/swap.wgsl`) the tensor is
+// read through the output binding.
+fn load_output_vector(i: u32) -> Vector {
+    return load_output_word(i);
+}
+
 fn load_vector(i: u32) -> Vector {
     return load_word(i);
 }

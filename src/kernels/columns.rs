@@ -50,6 +50,7 @@ impl Family for Plan {
             access_bits: self.access_bits,
             walk: Walk::None,
             wide_multiply: false,
+            in_place: false,
         }
     }
 

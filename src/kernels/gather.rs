@@ -30,6 +30,8 @@ pub(crate) struct Plan {
     pub(super) touch_ahead: bool,
     pub(super) access_bits: u32,
     pub(super) invocations: u32,
+    /// In place, one invocation walking each vector column (`gather/swap.wgsl`).
+    pub(super) in_place: bool,
 }
 
 /// `gather` where the layout's runs are whole vectors or words.
@@ -53,6 +55,26 @@ pub(super) fn plan(layout: &Layout, element_bytes: u32, profile: &Profile) -> Op
         touch_ahead: tuning::touch_ahead(profile.tuning, element_bytes, vector.bytes),
         access_bits: tuning::access_bits(profile, access_sizes(element_bytes, vector.bytes)),
         invocations: (columns * u64::from(blocks)) as u32,
+        in_place: false,
+    })
+}
+
+/// In place (`gather/swap.wgsl`): one invocation a vector column of a run, where
+/// runs are whole 16-byte vectors.
+pub(super) fn in_place(layout: &Layout, element_bytes: u32, profile: &Profile) -> Option<Plan> {
+    let vector = VectorLayout::of(layout, element_bytes, 16)?;
+    let n = u64::from(layout.dims[layout.axis].size.max(1));
+    let columns = vector.lines / n * u64::from(vector.vecs);
+    Some(Plan {
+        vector,
+        steps: 1,
+        blocks: 1,
+        band: vector.vecs,
+        bands: 1,
+        touch_ahead: false,
+        access_bits: tuning::access_bits(profile, &[32, 64]),
+        invocations: columns as u32,
+        in_place: true,
     })
 }
 
@@ -64,6 +86,7 @@ impl Family for Plan {
             access_bits: self.access_bits,
             walk: Walk::None,
             wide_multiply: false,
+            in_place: self.in_place,
         }
     }
 
@@ -82,13 +105,20 @@ impl Family for Plan {
 }
 
 /// The family's WGSL files, and its kernels among them.
-const FILES: &[(&str, &str)] = wgsl!["gather/gather", "gather/gather_narrow", "gather/blocks",];
+const FILES: &[(&str, &str)] = wgsl![
+    "gather/gather",
+    "gather/gather_narrow",
+    "gather/blocks",
+    "gather/swap",
+];
 const GATHER: Kernel = Kernel::new("gather/gather", FILES);
 const GATHER_NARROW: Kernel = Kernel::new("gather/gather_narrow", FILES);
+const SWAP: Kernel = Kernel::new("gather/swap", FILES);
 
 pub(super) fn kernel(key: &PipelineKey) -> (Kernel, Storage) {
     let storage = Storage::of(key.vector_bytes, key.access_bits);
     let kernel = match storage {
+        _ if key.in_place => SWAP,
         Storage::Words => GATHER_NARROW,
         _ => GATHER,
     };
@@ -110,6 +140,20 @@ pub(super) fn keys() -> impl Iterator<Item = PipelineKey> {
             (1, steps(Tuning::Cpu).max(steps(Tuning::Gpu)))
         },
         access_sizes,
+    )
+    .chain(
+        // In place: one step, 16-byte vectors as 32- or 64-bit words.
+        family_keys(
+            Variant::Gather,
+            &WIDTHS,
+            |_| &[16],
+            |_, _| (1, 1),
+            |_, _| &[32, 64],
+        )
+        .map(|key| PipelineKey {
+            in_place: true,
+            ..key
+        }),
     )
 }
 

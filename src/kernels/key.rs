@@ -53,6 +53,10 @@ pub struct PipelineKey {
     /// (`tuning::wide_multiply`), besides the kernels on 64-bit words, which
     /// always take it.
     pub wide_multiply: bool,
+    /// Whether the kernel reverses the tensor in place
+    /// ([`ReverseInPlace`](crate::ReverseInPlace)), swapping pairs through the
+    /// output binding alone.
+    pub in_place: bool,
 }
 
 impl PipelineKey {

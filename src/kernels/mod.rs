@@ -30,7 +30,7 @@ use vector::{vector_sizes, VectorLayout};
 use crate::layout::Layout;
 use crate::params::Params;
 use crate::shaders::{Kernel, Storage, WORKGROUP_SIZE};
-use crate::tuning::Profile;
+use crate::tuning::{self, Profile};
 
 /// A kernel family. [`Variant::General`] runs every descriptor; the others are fast
 /// paths for layouts whose innermost canonical dimension is contiguous in input and
@@ -88,6 +88,7 @@ pub(crate) struct Fields {
     pub(crate) access_bits: u32,
     pub(crate) walk: Walk,
     pub(crate) wide_multiply: bool,
+    pub(crate) in_place: bool,
 }
 
 /// What each family's plan gives the dispatch: its key fields, its invocations
@@ -233,6 +234,29 @@ impl Plan {
         }
     }
 
+    /// The in-place plan of `layout`: `runs` swapping whole runs where the
+    /// length is the same along the contiguous innermost dimension, else
+    /// `general`'s, a pair of each lane an invocation.
+    pub(crate) fn in_place(layout: &Layout, element_bytes: u32, profile: &Profile) -> Plan {
+        let rank = layout.rank();
+        let n = layout.dims[layout.axis].size;
+        let fast = if layout.axis + 1 == rank {
+            tuning::walks_rows_in_place(profile.tuning)
+                .then(|| rows::plan(layout, element_bytes, profile))
+                .flatten()
+                .and_then(rows::Plan::in_place)
+                .map(Plan::Rows)
+        } else if layout.dims[rank - 1].lengths == 0 {
+            runs::plan(layout, element_bytes, profile)
+                .map(|p| Plan::Runs(p.in_place(n, profile.tuning)))
+        } else if tuning::walks_columns_in_place(profile.tuning) {
+            gather::in_place(layout, element_bytes, profile).map(Plan::Gather)
+        } else {
+            None
+        };
+        fast.unwrap_or_else(|| Plan::General(general::Plan::in_place(layout, profile)))
+    }
+
     /// The `general` plan, which runs every layout.
     pub(crate) fn general(
         layout: &Layout,
@@ -309,6 +333,7 @@ fn family_keys(
                         access_bits,
                         walk: Walk::None,
                         wide_multiply: false,
+                        in_place: false,
                     })
             })
         })

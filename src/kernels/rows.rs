@@ -32,6 +32,8 @@ pub(crate) struct Plan {
     /// Whether the piece is part of a lane longer than a window, paired with an
     /// input window (`rows/pairs.wgsl`).
     pub(super) pairs: bool,
+    /// In place, one invocation walking each row (`rows/swap.wgsl`).
+    pub(super) in_place: bool,
 }
 
 /// `rows` where the layout's rows are whole vectors or words.
@@ -54,7 +56,22 @@ pub(super) fn plan(layout: &Layout, element_bytes: u32, profile: &Profile) -> Op
         access_bits,
         invocations: (vector.lines * u64::from(per_row)) as u32,
         pairs: false,
+        in_place: false,
     })
+}
+
+impl Plan {
+    /// In place (`rows/swap.wgsl`): one invocation a row, where rows are whole
+    /// 16-byte vectors.
+    pub(super) fn in_place(self) -> Option<Plan> {
+        (self.vector.bytes == 16).then_some(Plan {
+            steps: 1,
+            per_row: 1,
+            invocations: self.vector.lines as u32,
+            in_place: true,
+            ..self
+        })
+    }
 }
 
 /// `rows/pairs` for `piece`, a run of positions of one lane of `lane` positions,
@@ -96,6 +113,7 @@ impl Family for Plan {
             access_bits: self.access_bits,
             walk: if self.pairs { Walk::Pairs } else { Walk::None },
             wide_multiply: false,
+            in_place: self.in_place,
         }
     }
 
@@ -119,15 +137,18 @@ const FILES: &[(&str, &str)] = wgsl![
     "rows/segments",
     "rows/mirror",
     "rows/mirror_narrow",
+    "rows/swap",
 ];
 const ROWS: Kernel = Kernel::new("rows/rows", FILES);
 const ROWS_NARROW: Kernel = Kernel::new("rows/rows_narrow", FILES);
 const ROWS_64: Kernel = Kernel::new("rows/rows_64", FILES);
 const PAIRS: Kernel = Kernel::new("rows/pairs", FILES);
+const SWAP: Kernel = Kernel::new("rows/swap", FILES);
 
 pub(super) fn kernel(key: &PipelineKey) -> (Kernel, Storage) {
     let storage = Storage::of(key.vector_bytes, key.access_bits);
     let kernel = match storage {
+        _ if key.in_place => SWAP,
         _ if key.walk == Walk::Pairs => PAIRS,
         Storage::Words => ROWS_NARROW,
         Storage::U64 if key.element_bytes >= 8 => ROWS_64,
@@ -167,6 +188,11 @@ pub(super) fn keys() -> impl Iterator<Item = PipelineKey> {
             walk: Walk::Pairs,
             ..key
         });
-        std::iter::once(key).chain(pairs)
+        // In place, one step, on 16-byte vectors.
+        let in_place = (key.vector_bytes == 16 && key.steps == 1).then_some(PipelineKey {
+            in_place: true,
+            ..key
+        });
+        std::iter::once(key).chain(pairs).chain(in_place)
     })
 }

@@ -32,6 +32,9 @@ pub(crate) struct Plan {
     pub(super) walk: Walk,
     /// Lanes a fixed grid walks ([`Walk::PairsByLane`]); 0 elsewhere.
     pub(super) lanes: u32,
+    /// In place: slots of axis positions each lane's invocations stride over
+    /// (`tuning::swap_slots`); `None` out of place.
+    pub(super) slots: Option<u32>,
 }
 
 /// `runs` where the layout's runs are whole vectors or words.
@@ -58,10 +61,24 @@ pub(super) fn plan(layout: &Layout, element_bytes: u32, profile: &Profile) -> Op
         invocations: (vector.lines * u64::from(per_row)) as u32,
         walk: Walk::None,
         lanes: 0,
+        slots: None,
     })
 }
 
 impl Plan {
+    /// The plan in place on an axis of `positions` (`shaders/runs/swap.wgsl`):
+    /// each lane's invocations swap its vectors, over the slots of positions the
+    /// tuning gives them.
+    pub(super) fn in_place(self, positions: u32, tuning: Tuning) -> Plan {
+        let slots = tuning::swap_slots(tuning, positions / 2);
+        let invocations = self.lanes(positions) * u64::from(slots * self.per_row);
+        Plan {
+            invocations: invocations as u32,
+            slots: Some(slots),
+            ..self
+        }
+    }
+
     /// Runs of one of the `positions` along the axis: a lane.
     pub(super) fn lanes(&self, positions: u32) -> u64 {
         self.vector.lines / u64::from(positions.max(1))
@@ -115,6 +132,7 @@ impl Family for Plan {
             access_bits: self.access_bits,
             walk: self.walk,
             wide_multiply: false,
+            in_place: self.slots.is_some(),
         }
     }
 
@@ -128,19 +146,25 @@ impl Family for Plan {
         params.per_row = Divisor::new(self.per_row);
         params.interleave = self.interleave;
         params.lanes = self.lanes;
+        params.blocks = Divisor::new(self.slots.unwrap_or(1).max(1));
     }
 }
 
 /// The family's WGSL files, and its kernels among them.
-const FILES: &[(&str, &str)] = wgsl!["runs/runs",];
+const FILES: &[(&str, &str)] = wgsl!["runs/runs", "runs/swap", "runs/interleave"];
 const RUNS: Kernel = Kernel::new("runs/runs", FILES);
+const SWAP: Kernel = Kernel::new("runs/swap", FILES);
 
 pub(super) fn kernel(key: &PipelineKey) -> (Kernel, Storage) {
-    (RUNS, Storage::of(key.vector_bytes, key.access_bits))
+    let kernel = if key.in_place { SWAP } else { RUNS };
+    (kernel, Storage::of(key.vector_bytes, key.access_bits))
 }
 
 pub(super) fn constants(key: &PipelineKey, constants: &mut Vec<(&'static str, f64)>) {
     vector_constants(key, constants);
+    if key.in_place {
+        return;
+    }
     constants.push(("WALK", f64::from(u8::from(key.walk != Walk::None))));
     constants.push((
         "WALK_LANES",
@@ -154,7 +178,16 @@ pub(super) use super::outer_axes as takes_axis;
 #[cfg_attr(not(feature = "lab"), allow(dead_code))]
 pub(super) fn keys() -> impl Iterator<Item = PipelineKey> {
     let most = |_, vector_bytes| (1, tuning::runs_steps(Tuning::Cpu, vector_bytes));
-    family_keys(Variant::Runs, &WIDTHS, vector_sizes, most, vectors_in_64).flat_map(|key| {
-        [Walk::None, Walk::Pairs, Walk::PairsByLane].map(|walk| PipelineKey { walk, ..key })
-    })
+    family_keys(Variant::Runs, &WIDTHS, vector_sizes, most, vectors_in_64)
+        .flat_map(|key| {
+            [Walk::None, Walk::Pairs, Walk::PairsByLane].map(|walk| PipelineKey { walk, ..key })
+        })
+        .chain(
+            family_keys(Variant::Runs, &WIDTHS, vector_sizes, most, vectors_in_64).map(|key| {
+                PipelineKey {
+                    in_place: true,
+                    ..key
+                }
+            }),
+        )
 }

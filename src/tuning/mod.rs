@@ -134,6 +134,38 @@ pub(crate) fn runs_alone(tuning: Tuning, most: u32, vecs: u32) -> u32 {
     }
 }
 
+/// Whether rows reverse in place one invocation a row (`rows/swap.wgsl`), each
+/// walking its row's vectors from both ends: on a CPU adapter, where an
+/// invocation that streams through its row moves whole vectors, against one
+/// that swaps a pair of elements (`general/swap.wgsl`), each a loop over the
+/// SIMD group's invocations. Not on a GPU, where a warp of invocations on 32
+/// rows would touch 32 sectors an access, and a warp on neighbouring pairs of
+/// one row touches whole sectors.
+pub(crate) fn walks_rows_in_place(tuning: Tuning) -> bool {
+    tuning == Tuning::Cpu
+}
+
+/// Whether per-element lengths reverse in place one invocation a vector column
+/// (`gather/swap.wgsl`), each walking the column's positions: on a CPU adapter,
+/// where the vector at each position is loaded and stored once, against a pair
+/// of elements an invocation (`general/swap.wgsl`). Not on a GPU, where a warp
+/// on neighbouring pairs touches whole sectors at the front of its lanes.
+pub(crate) fn walks_columns_in_place(tuning: Tuning) -> bool {
+    tuning == Tuning::Cpu
+}
+
+/// Slots of axis positions the invocations of a lane stride over in place, for
+/// `pairs` pairs a lane may swap (`runs/swap.wgsl`): on a CPU adapter one, each
+/// invocation walking its lane's pairs, so that a lane that reverses little costs
+/// little and its length is loaded once; on a GPU one per pair, so that there are
+/// invocations enough to fill it.
+pub(crate) fn swap_slots(tuning: Tuning, pairs: u32) -> u32 {
+    match tuning {
+        Tuning::Cpu => pairs.min(1),
+        Tuning::Gpu => pairs,
+    }
+}
+
 /// The most vectors a `runs` invocation takes, where a run fills
 /// [`run_interleave`] invocations of them (the plan halves it where not): on a CPU
 /// twice the usual bytes, on a GPU 4, which pays each invocation's length load

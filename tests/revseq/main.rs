@@ -6,6 +6,7 @@ mod asynchronous;
 mod cache;
 mod examples;
 mod exhaustive;
+mod in_place;
 mod lost;
 #[path = "../../benches/support/packed.rs"]
 mod packed;

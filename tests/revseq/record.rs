@@ -28,7 +28,7 @@ fn storage_on(gpu: &Gpu, contents: &[u8], usage: wgpu::BufferUsages) -> wgpu::Bu
     })
 }
 
-fn read_back_on(gpu: &Gpu, buffer: &wgpu::Buffer) -> Vec<u8> {
+pub(crate) fn read_back_on(gpu: &Gpu, buffer: &wgpu::Buffer) -> Vec<u8> {
     let (device, lock) = (gpu.device(), gpu.device_lock());
     let staging = lock.hold(|| {
         device.create_buffer(&wgpu::BufferDescriptor {

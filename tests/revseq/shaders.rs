@@ -88,8 +88,10 @@ fn every_specialisation_parses_validates_and_translates() {
     // Every kernel, with every storage it takes.
     let kernels: BTreeSet<(Kernel, Storage)> =
         by_source.keys().map(|s| (s.kernel, s.storage)).collect();
-    // general/elements takes three of them: words, vec2 and vec4 elements.
-    assert_eq!(kernels.len(), 19, "{kernels:?}");
+    // general/elements and general/swap take three of them each (words, vec2
+    // and vec4 elements), runs/swap three (words, vec4, 64-bit words), rows/swap
+    // and gather/swap two (vec4, 64-bit words).
+    assert_eq!(kernels.len(), 30, "{kernels:?}");
     eprintln!(
         "{checked} specialisations of {} sources validated",
         by_source.len()

@@ -10,7 +10,7 @@ use crate::support::{
 
 /// Strides for `sizes` laid out in the dimension order `order` (outermost first),
 /// with `gap` unused elements after each dimension's extent.
-fn strides_in_order(sizes: &[u32], order: &[usize], gap: &[u32]) -> Vec<u32> {
+pub(crate) fn strides_in_order(sizes: &[u32], order: &[usize], gap: &[u32]) -> Vec<u32> {
     let mut strides = vec![0; sizes.len()];
     let mut step = 1;
     for &d in order.iter().rev() {
