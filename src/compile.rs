@@ -7,9 +7,9 @@
 use crate::compiled::CompiledReverse;
 use crate::compiled_in_place::CompiledInPlace;
 use crate::device_lock::Held;
-use crate::error::{Error, TensorRole};
+use crate::error::Error;
 use crate::gpu::Gpu;
-use crate::in_place::ReverseInPlace;
+use crate::in_place::{name_the_tensor, ReverseInPlace};
 use crate::kernels::copy::Copying;
 use crate::launch::{into_launches, params_stride, uniform};
 use crate::operator::ReverseSubsequences;
@@ -38,20 +38,7 @@ pub(crate) async fn compile_in_place(
 ) -> Result<CompiledInPlace, Error> {
     let desc = &in_place.operator()?;
     let limits = gpu.device().limits();
-    let bytes = tensor_bytes(desc, &limits).map_err(|error| match error {
-        Error::TensorTooLarge {
-            bytes,
-            limit,
-            limit_name,
-            ..
-        } => Error::TensorTooLarge {
-            tensor: TensorRole::Tensor,
-            bytes,
-            limit,
-            limit_name,
-        },
-        other => other,
-    })?;
+    let bytes = tensor_bytes(desc, &limits).map_err(name_the_tensor)?;
     let target = Target::of(gpu, &limits);
     let planned = plan_in_place(desc, bytes, &target)?;
     let inner = build(gpu, desc, planned, bytes, &limits, &target).await?;

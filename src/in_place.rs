@@ -111,7 +111,7 @@ impl ReverseInPlace {
 /// An error of the out-of-place operator about its input or output, about the
 /// one tensor in place. (A rank mismatch names the lengths, never the input or
 /// output, which are one tensor.)
-fn name_the_tensor(error: Error) -> Error {
+pub(crate) fn name_the_tensor(error: Error) -> Error {
     let role = |tensor| match tensor {
         TensorRole::Input | TensorRole::Output => TensorRole::Tensor,
         other => other,

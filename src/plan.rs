@@ -64,8 +64,9 @@ pub(crate) fn plan(
 pub(crate) const PLACEHOLDER_BYTES: u64 = 16;
 
 /// Plans `desc`, the operator from a tensor into itself (`src/in_place.rs`), in
-/// place: one dispatch, binding the tensor whole through the output binding and a
-/// placeholder at the input's, with the in-place plan of `general`.
+/// place: one dispatch binding the tensor whole through the output binding and a
+/// placeholder at the input's, with the family's in-place plan
+/// (`kernels::Plan::in_place`).
 pub(crate) fn plan_in_place(
     desc: &ReverseSubsequences,
     bytes: [u64; 3],
@@ -78,20 +79,17 @@ pub(crate) fn plan_in_place(
             limit: target.window.min(window::MAX_WINDOW_BYTES) & !3,
         });
     }
-    let widths = [desc.input.data_type(), desc.sequence_lengths.data_type()]
-        .map(|t| u64::from(t.size_in_bytes()));
-    let widths = [widths[0], widths[1], widths[0]];
-    let mut dispatches = window::split(&layout, widths, bytes, target.window, target.align, false)?;
-    dispatches[0].windows[0] = Window {
+    let mut dispatch = window::whole(&layout, bytes);
+    dispatch.windows[0] = Window {
         offset: 0,
         size: PLACEHOLDER_BYTES,
     };
     let element_bytes = desc.input.data_type().size_in_bytes();
-    let plan = Plan::in_place(&dispatches[0].layout, element_bytes, &target.profile);
-    let key = key_of(desc, &plan, &dispatches[0]);
+    let plan = Plan::in_place(&layout, element_bytes, &target.profile);
+    let key = key_of(desc, &plan, &dispatch);
     Ok(Planned {
         layout,
-        dispatches,
+        dispatches: vec![dispatch],
         plans: vec![plan],
         key,
     })

@@ -156,6 +156,25 @@ pub(crate) fn fits_one_binding(layout: &Layout, bytes: [u64; 3], window: u64) ->
     layout.element_count() == 0 || bytes.iter().all(|b| b.next_multiple_of(4) <= window)
 }
 
+/// The one dispatch of a tensor that fits one binding ([`fits_one_binding`]):
+/// every tensor, `bytes` long, bound whole.
+pub(crate) fn whole(layout: &Layout, bytes: [u64; 3]) -> Dispatch {
+    Dispatch {
+        layout: layout.clone(),
+        windows: bytes.map(|b| Window {
+            offset: 0,
+            size: b.next_multiple_of(4),
+        }),
+        shifts: [0; 3],
+        axis_start: 0,
+        positions: [0, u32::MAX],
+        sources: [0, u32::MAX],
+        whole: true,
+        by_position: true,
+        staging: None,
+    }
+}
+
 /// Cuts the operator on `layout` into pieces, and those into dispatches. `widths`
 /// are the bytes per element of input, sequence lengths and output, `bytes` their
 /// tensors' sizes; `window` is the most bytes one binding may hold and `align` the
@@ -173,20 +192,7 @@ pub(crate) fn split(
     // A tensor without elements binds nothing, however far its lengths or strides
     // reach: one dispatch with no work, which `record` skips.
     if fits_one_binding(layout, bytes, window) {
-        return Ok(vec![Dispatch {
-            layout: layout.clone(),
-            windows: bytes.map(|b| Window {
-                offset: 0,
-                size: b.next_multiple_of(4),
-            }),
-            shifts: [0; 3],
-            axis_start: 0,
-            positions: [0, u32::MAX],
-            sources: [0, u32::MAX],
-            whole: true,
-            by_position: true,
-            staging: None,
-        }]);
+        return Ok(vec![whole(layout, bytes)]);
     }
     let window = window.min(MAX_WINDOW_BYTES) & !3;
     let outline = outline(layout, widths, bytes, window, align);
