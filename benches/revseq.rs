@@ -17,7 +17,9 @@
 //! - `--layout NAME`, `--width BYTES` (each repeatable): only these rows;
 //! - `--in-place`: instead of the table, each row in place
 //!   (`benches/support/in_place.rs`), with lengths uniform in `[0, n]` and all
-//!   `n`, timed beside the copy kernel and the out-of-place operator;
+//!   `n`, timed beside the copy kernel and the out-of-place operator (past one
+//!   binding, the variant reads `family×pieces`; a layout whose lanes pass one
+//!   binding prints why it is refused);
 //! - `--gpu-model`: instead of timing, every row (and rows that need the general
 //!   kernels) under the SIMT model of memory traffic, from the trace build of the
 //!   real kernels (`benches/support/gpu_model.rs`).

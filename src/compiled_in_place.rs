@@ -35,7 +35,8 @@ impl CompiledInPlace {
         self.inner.variant()
     }
 
-    /// Dispatches `record` records: one.
+    /// Dispatches `record` records: one, or one a piece of whole lanes where the
+    /// tensor passes one binding.
     pub fn dispatch_count(&self) -> usize {
         self.inner.dispatch_count()
     }

@@ -136,11 +136,13 @@ pub enum Error {
         /// The smallest stride that would not overlap.
         required: u64,
     },
-    /// A tensor reversed in place binds whole, and is larger than one storage
+    /// A tensor reversed in place is cut into pieces of whole lanes, and one
+    /// lane, with the dimensions inside the axis, spans more than one storage
     /// binding of the device.
     #[error(
-        "tensor: {bytes} bytes reversed in place must fit one storage binding ({limit} bytes on \
-         this device); reverse it out of place, which windows any tensor"
+        "tensor: {bytes} bytes reversed in place: each lane, with the dimensions inside the axis, \
+         must span at most one storage binding ({limit} bytes on this device); reverse it out of \
+         place, which windows any tensor"
     )]
     InPlaceTooLarge {
         /// The tensor's bytes.

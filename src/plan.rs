@@ -64,35 +64,70 @@ pub(crate) fn plan(
 pub(crate) const PLACEHOLDER_BYTES: u64 = 16;
 
 /// Plans `desc`, the operator from a tensor into itself (`src/in_place.rs`), in
-/// place: one dispatch binding the tensor whole through the output binding and a
-/// placeholder at the input's, with the family's in-place plan
-/// (`kernels::Plan::in_place`).
+/// place: one dispatch binding the tensor whole, or one a piece of whole lanes
+/// where it passes a binding (`window::in_place`), each binding its window of the
+/// tensor through the output binding and a placeholder at the input's, with the
+/// family's in-place plan (`kernels::Plan::in_place`).
 pub(crate) fn plan_in_place(
     desc: &ReverseSubsequences,
     bytes: [u64; 3],
     target: &Target,
 ) -> Result<Planned, Error> {
     let layout = Layout::canonical(desc);
-    if !window::fits_one_binding(&layout, bytes, target.window) {
-        return Err(Error::InPlaceTooLarge {
-            bytes: bytes[2],
-            limit: target.window.min(window::MAX_WINDOW_BYTES) & !3,
-        });
-    }
-    let mut dispatch = window::whole(&layout, bytes);
-    dispatch.windows[0] = Window {
-        offset: 0,
-        size: PLACEHOLDER_BYTES,
-    };
     let element_bytes = desc.input.data_type().size_in_bytes();
-    let plan = Plan::in_place(&layout, element_bytes, &target.profile);
-    let key = key_of(desc, &plan, &dispatch);
+    let length_bytes = desc.sequence_lengths.data_type().size_in_bytes();
+    let widths = [element_bytes, length_bytes, element_bytes].map(u64::from);
+    let mut dispatches = match window::fits_one_binding(&layout, bytes, target.window) {
+        true => vec![window::whole(&layout, bytes)],
+        false => window::in_place(&layout, widths, bytes, target.window, target.align).ok_or(
+            Error::InPlaceTooLarge {
+                bytes: bytes[2],
+                limit: target.window.min(window::MAX_WINDOW_BYTES) & !3,
+            },
+        )?,
+    };
+    for dispatch in &mut dispatches {
+        dispatch.windows[0] = Window {
+            offset: 0,
+            size: PLACEHOLDER_BYTES,
+        };
+        dispatch.shifts[0] = 0;
+    }
+    let (key, plans) = plan_in_place_dispatches(desc, &dispatches, &target.profile);
     Ok(Planned {
         layout,
-        dispatches: vec![dispatch],
-        plans: vec![plan],
+        dispatches,
+        plans,
         key,
     })
+}
+
+/// A plan per in-place dispatch under one key: the family's where every piece
+/// runs it from a vector-aligned start under the same key, else the general swap.
+fn plan_in_place_dispatches(
+    desc: &ReverseSubsequences,
+    dispatches: &[Dispatch],
+    profile: &Profile,
+) -> (PipelineKey, Vec<Plan>) {
+    let element_bytes = desc.input.data_type().size_in_bytes();
+    let plans: Vec<Plan> = dispatches
+        .iter()
+        .map(|d| Plan::in_place(&d.layout, element_bytes, profile))
+        .collect();
+    let key = key_of(desc, &plans[0], &dispatches[0]);
+    let aligned = plans.iter().zip(dispatches).all(|(plan, dispatch)| {
+        let vector_bytes = u64::from(plan.fields().vector_bytes.max(1));
+        u64::from(dispatch.shifts[2]) * u64::from(element_bytes) % vector_bytes == 0
+            && key_of(desc, plan, dispatch) == key
+    });
+    if aligned {
+        return (key, plans);
+    }
+    let plans: Vec<Plan> = dispatches
+        .iter()
+        .map(|d| Plan::general_in_place(&d.layout, profile))
+        .collect();
+    (key_of(desc, &plans[0], &dispatches[0]), plans)
 }
 
 /// Each tensor's `min_size_in_bytes`, within the device's `max_buffer_size`.

@@ -134,7 +134,7 @@ fn verify(
 /// whether every row matched the reference.
 pub(crate) fn in_place_table(bench: &Bench, args: &Args, bytes: u64, copy: usize) -> bool {
     println!(
-        "{:>5} {:<16} {:<6} {:>5} {:>20} {:>8} {:>11} {:>9} {:>12}  verified",
+        "{:>5} {:<16} {:<6} {:>5} {:>20} {:>10} {:>11} {:>9} {:>12}  verified",
         "width",
         "layout",
         "L",
@@ -150,24 +150,34 @@ pub(crate) fn in_place_table(bench: &Bench, args: &Args, bytes: u64, copy: usize
         let elements = (bytes / u64::from(data_type.size_in_bytes())) as u32;
         for layout in LAYOUTS.into_iter().filter(|l| args.wants_layout(l)) {
             let desc = descriptor(layout, data_type, elements);
+            let in_place =
+                ReverseInPlace::new(desc.input.clone(), desc.sequence_lengths.clone(), desc.axis);
+            let compiled = match bench.gpu.compile_in_place(&in_place) {
+                Err(error @ revseq::Error::InPlaceTooLarge { .. }) => {
+                    println!(
+                        "{:>4}B {layout:<16} refused: {error}",
+                        data_type.size_in_bytes()
+                    );
+                    continue;
+                }
+                compiled => compiled.expect("compile in place"),
+            };
+            let variant = match compiled.dispatch_count() {
+                1 => compiled.variant().name().to_string(),
+                pieces => format!("{}×{pieces}", compiled.variant().name()),
+            };
             for full in [false, true] {
                 let [kernel, operator, gbps, verified] =
                     row(bench, &desc, full, copy, args.seconds);
                 all &= verified == 1.0;
-                let in_place = ReverseInPlace::new(
-                    desc.input.clone(),
-                    desc.sequence_lengths.clone(),
-                    desc.axis,
-                );
-                let variant = bench.gpu.compile_in_place(&in_place).expect("compile");
                 println!(
-                    "{:>4}B {:<16} {:<6} {:>5.2} {:>20} {:>8} {:>11.2} {:>8.2}× {:>11.2}×  {}",
+                    "{:>4}B {:<16} {:<6} {:>5.2} {:>20} {:>10} {:>11.2} {:>8.2}× {:>11.2}×  {}",
                     data_type.size_in_bytes(),
                     layout,
                     if full { "n" } else { "U[0,n]" },
                     fill(&desc, &lengths(&desc, full)),
                     format!("{:?} ({})", desc.input.sizes(), desc.axis),
-                    variant.variant().name(),
+                    variant,
                     gbps,
                     kernel,
                     operator,

@@ -254,7 +254,12 @@ impl Plan {
         } else {
             None
         };
-        fast.unwrap_or_else(|| Plan::General(general::Plan::in_place(layout, profile)))
+        fast.unwrap_or_else(|| Plan::general_in_place(layout, profile))
+    }
+
+    /// `general`'s in-place plan, which runs every layout in place.
+    pub(crate) fn general_in_place(layout: &Layout, profile: &Profile) -> Plan {
+        Plan::General(general::Plan::in_place(layout, profile))
     }
 
     /// The `general` plan, which runs every layout.

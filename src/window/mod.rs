@@ -175,6 +175,26 @@ pub(crate) fn whole(layout: &Layout, bytes: [u64; 3]) -> Dispatch {
     }
 }
 
+/// In place (`docs/in-place.md`): the tensor's pieces that each hold whole
+/// lanes within one window, one dispatch each, binding the piece's window of the
+/// tensor through the output binding (input and output share strides, so a piece
+/// holding its whole axis reads nothing outside its own window). `None` where a
+/// lane, with the dimensions inside the axis, spans more than a window.
+pub(crate) fn in_place(
+    layout: &Layout,
+    widths: [u64; 3],
+    bytes: [u64; 3],
+    window: u64,
+    align: u64,
+) -> Option<Vec<Dispatch>> {
+    let window = window.min(MAX_WINDOW_BYTES) & !3;
+    let outline = outline(layout, widths, bytes, window, align).ok()?;
+    if !outline.reach().whole {
+        return None;
+    }
+    outline.dispatches().ok()
+}
+
 /// Cuts the operator on `layout` into pieces, and those into dispatches. `widths`
 /// are the bytes per element of input, sequence lengths and output, `bytes` their
 /// tensors' sizes; `window` is the most bytes one binding may hold and `align` the

@@ -135,33 +135,42 @@ fn runs_share_one_length_along_their_inner_dimension() {
     }
 }
 
+/// A random layout of rank `ranks[0]` up to `ranks[0] + ranks[1] - 1`, sizes up
+/// to `size_max`, dimensions in a random order with gaps below `gaps` elements,
+/// lengths broadcast along a random dimension; types by `case`.
+fn random_strided(
+    rng: &mut Rng,
+    case: usize,
+    ranks: [u64; 2],
+    size_max: u64,
+    gaps: u64,
+) -> ReverseInPlace {
+    let rank = (ranks[0] + rng.below(ranks[1])) as usize;
+    let sizes: Vec<u32> = (0..rank).map(|_| 1 + rng.below(size_max) as u32).collect();
+    let mut order: Vec<usize> = (0..rank).collect();
+    for i in (1..rank).rev() {
+        order.swap(i, rng.below(i as u64 + 1) as usize);
+    }
+    let gap: Vec<u32> = (0..rank).map(|_| rng.below(gaps) as u32).collect();
+    let axis = rng.below(rank as u64) as u32;
+    let data_type = DataType::ALL[case % DataType::ALL.len()];
+    let length_type = LENGTH_TYPES[case % LENGTH_TYPES.len()];
+    let mut length_sizes = sizes.clone();
+    length_sizes[axis as usize] = 1;
+    let mut length_strides = strides_in_order(&length_sizes, &(0..rank).collect::<Vec<_>>(), &gap);
+    length_strides[rng.below(rank as u64) as usize] = 0;
+    ReverseInPlace::new(
+        TensorDesc::new(data_type, &sizes).with_strides(&strides_in_order(&sizes, &order, &gap)),
+        TensorDesc::new(length_type, &length_sizes).with_strides(&length_strides),
+        axis,
+    )
+}
+
 #[test]
 fn random_strided_tensors_keep_every_gap_byte() {
     let mut rng = Rng::new(57);
     for case in 0..120 {
-        let rank = 1 + rng.below(4) as usize;
-        let sizes: Vec<u32> = (0..rank).map(|_| 1 + rng.below(7) as u32).collect();
-        let mut order: Vec<usize> = (0..rank).collect();
-        for i in (1..rank).rev() {
-            order.swap(i, rng.below(i as u64 + 1) as usize);
-        }
-        let gap: Vec<u32> = (0..rank).map(|_| rng.below(3) as u32).collect();
-        let axis = rng.below(rank as u64) as u32;
-        let data_type = DataType::ALL[case % DataType::ALL.len()];
-        let length_type = LENGTH_TYPES[case % LENGTH_TYPES.len()];
-        let mut length_sizes = sizes.clone();
-        length_sizes[axis as usize] = 1;
-        // Lengths broadcast along a random dimension where it has room.
-        let mut length_strides =
-            strides_in_order(&length_sizes, &(0..rank).collect::<Vec<_>>(), &gap);
-        let broadcast = rng.below(rank as u64) as usize;
-        length_strides[broadcast] = 0;
-        let d = ReverseInPlace::new(
-            TensorDesc::new(data_type, &sizes)
-                .with_strides(&strides_in_order(&sizes, &order, &gap)),
-            TensorDesc::new(length_type, &length_sizes).with_strides(&length_strides),
-            axis,
-        );
+        let d = random_strided(&mut rng, case, [1, 4], 7, 3);
         let tuning = [Tuning::Cpu, Tuning::Gpu][case % 2];
         check_on(&gpu().with_tuning(tuning), &mut rng, &d, case % 3 == 0);
     }
@@ -221,9 +230,10 @@ fn tensors_whose_elements_share_memory_are_refused() {
 }
 
 #[test]
-fn a_tensor_past_one_binding_is_refused_by_name() {
+fn a_lane_past_one_binding_is_refused_by_name() {
+    // Axis outermost: each lane spans the whole tensor.
     let small = gpu().with_max_binding(1 << 16);
-    let d = desc(DataType::Float32, &[64, 1024], 1, DataType::Uint32);
+    let d = desc(DataType::Float32, &[1024, 64], 0, DataType::Uint32);
     let error = small.compile_in_place(&d).unwrap_err();
     assert_eq!(
         error,
@@ -231,6 +241,107 @@ fn a_tensor_past_one_binding_is_refused_by_name() {
             bytes: 1 << 18,
             limit: 1 << 16
         }
+    );
+}
+
+/// Tensors past one binding whose lanes each fit one: pieces of whole lanes, a
+/// dispatch each, every family and the general swap (pieces that start off a
+/// vector), under both tunings, with canaries after the tensor.
+#[test]
+fn tensors_past_one_binding_reverse_piece_by_piece() {
+    let mut rng = Rng::new(59);
+    let window = 1 << 12;
+    for tuning in [Tuning::Cpu, Tuning::Gpu] {
+        let small = gpu().with_tuning(tuning).with_max_binding(window);
+        for (i, data_type) in [
+            DataType::Uint8,
+            DataType::Float16,
+            DataType::Float32,
+            DataType::Int64,
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let width = data_type.size_in_bytes();
+            let length_type = LENGTH_TYPES[i % LENGTH_TYPES.len()];
+            let runs = ReverseInPlace::new(
+                TensorDesc::new(data_type, &[24, 20, 16]),
+                TensorDesc::new(length_type, &[24, 1, 16]).with_strides(&[1, 0, 0]),
+                1,
+            );
+            for (d, family) in [
+                // Rows of whole vectors, and rows that start off a vector.
+                (desc(data_type, &[40, 1024 / width], 1, length_type), "rows"),
+                (
+                    desc(data_type, &[40, 1000 / width + 1], 1, length_type),
+                    "odd rows",
+                ),
+                (runs, "runs"),
+                (
+                    desc(data_type, &[9, 8, 256 / width], 1, length_type),
+                    "per-element",
+                ),
+                (
+                    desc(data_type, &[19, 7, 61], 1, length_type),
+                    "odd per-element",
+                ),
+            ] {
+                let compiled = small.compile_in_place(&d).unwrap();
+                assert!(
+                    d.tensor.min_size_in_bytes() > window && compiled.dispatch_count() > 1,
+                    "{family} {d:?}: {} dispatch(es) past a {window}-byte binding",
+                    compiled.dispatch_count()
+                );
+                // The families run piece by piece where every piece starts on a
+                // vector.
+                let family_variant = match (family, tuning) {
+                    ("rows", Tuning::Cpu) => Some(Variant::Rows),
+                    ("runs", _) => Some(Variant::Runs),
+                    ("per-element", Tuning::Cpu) => Some(Variant::Gather),
+                    _ => None,
+                };
+                if let Some(variant) = family_variant {
+                    assert_eq!(
+                        compiled.variant(),
+                        variant,
+                        "{family} {d:?} under {tuning:?}"
+                    );
+                }
+                check_on(&small, &mut rng, &d, true);
+                check_on(&small, &mut rng, &d, false);
+            }
+        }
+    }
+}
+
+/// Random strided, gapped and broadcast layouts past a 1 KiB binding: each
+/// reverses piece by piece, or is refused by name where a lane, with the
+/// dimensions inside the axis, spans more than the binding.
+#[test]
+fn random_strided_tensors_past_one_binding_keep_every_gap_byte() {
+    let mut rng = Rng::new(60);
+    let window = 1 << 10;
+    let (mut windowed, mut refused) = (0, 0);
+    for case in 0..160 {
+        let d = random_strided(&mut rng, case, [2, 3], 12, 2);
+        let tuning = [Tuning::Cpu, Tuning::Gpu][case % 2];
+        let small = gpu().with_tuning(tuning).with_max_binding(window);
+        match small.compile_in_place(&d) {
+            Ok(compiled) => {
+                windowed += usize::from(compiled.dispatch_count() > 1);
+                check_on(&small, &mut rng, &d, case % 3 == 0);
+            }
+            Err(Error::InPlaceTooLarge { bytes, limit }) => {
+                let tensor = d.tensor.min_size_in_bytes();
+                assert_eq!((bytes, limit), (tensor, window), "{d:?}: refused");
+                refused += 1;
+            }
+            Err(error) => panic!("{d:?}: {error}"),
+        }
+    }
+    assert!(
+        windowed >= 25 && refused >= 5,
+        "{windowed} cases windowed, {refused} refused"
     );
 }
 
