@@ -549,7 +549,7 @@ async fn size_zero_tensors_are_no_ops() {
 
 /// In place through the browser's WebGPU: rows, runs and per-element lengths of
 /// 1-, 2-, 4- and 16-byte elements, a gap between rows and canary bytes after the
-/// tensor, against the reference's in-place twin.
+/// tensor, and rows past a 4 KiB binding, against the reference's in-place twin.
 #[wasm_bindgen_test]
 async fn in_place_matches_the_reference() {
     let gpu = gpu().await;
@@ -589,5 +589,27 @@ async fn in_place_matches_the_reference() {
                 "{desc:?}: in place differs from the reference"
             );
         }
+    }
+    // Past a 4 KiB binding: pieces of whole rows, a window of the tensor each.
+    let small = gpu.with_max_binding(4 << 10);
+    for (seed, data_type) in [DataType::Uint8, DataType::Float32].into_iter().enumerate() {
+        let desc = revseq::ReverseInPlace::new(
+            TensorDesc::new(data_type, &[24, 700]),
+            TensorDesc::new(DataType::Int32, &[24, 1]),
+            1,
+        );
+        let lengths: Vec<u8> = (0..24)
+            .flat_map(|i| length(DataType::Int32, (i * 61 + seed as i64) % 702 - 1))
+            .collect();
+        let mut tensor = bytes(seed as u64, desc.tensor.min_size_in_bytes() as usize + 9);
+        let mut expected = tensor.clone();
+        reference::reverse_in_place_bytes(&desc, &mut expected, &lengths).unwrap();
+        let op = small.compile_in_place_async(&desc).await.unwrap();
+        assert!(op.dispatch_count() > 1, "{desc:?}: one dispatch");
+        op.run_async(&mut tensor, &lengths).await.unwrap();
+        assert!(
+            tensor == expected,
+            "{desc:?}: in place past one binding differs from the reference"
+        );
     }
 }
