@@ -74,9 +74,7 @@ pub(crate) fn plan_in_place(
     target: &Target,
 ) -> Result<Planned, Error> {
     let layout = Layout::canonical(desc);
-    let element_bytes = desc.input.data_type().size_in_bytes();
-    let length_bytes = desc.sequence_lengths.data_type().size_in_bytes();
-    let widths = [element_bytes, length_bytes, element_bytes].map(u64::from);
+    let widths = widths(desc);
     let mut dispatches = match window::fits_one_binding(&layout, bytes, target.window) {
         true => vec![window::whole(&layout, bytes)],
         false => window::in_place(&layout, widths, bytes, target.window, target.align).ok_or(
@@ -149,6 +147,13 @@ pub(crate) fn tensor_bytes(
     Ok(bytes)
 }
 
+/// Bytes per element of input, sequence lengths and output.
+fn widths(desc: &ReverseSubsequences) -> [u64; 3] {
+    let element_bytes = desc.input.data_type().size_in_bytes();
+    let length_bytes = desc.sequence_lengths.data_type().size_in_bytes();
+    [element_bytes, length_bytes, element_bytes].map(u64::from)
+}
+
 /// The dispatches: one where every tensor fits a binding, else pieces of the
 /// output with the windows of each buffer they bind (`src/window/`).
 fn cut_into_windows(
@@ -158,8 +163,7 @@ fn cut_into_windows(
     target: &Target,
 ) -> Result<Vec<Dispatch>, Error> {
     let element_bytes = desc.input.data_type().size_in_bytes();
-    let length_bytes = desc.sequence_lengths.data_type().size_in_bytes();
-    let widths = [element_bytes, length_bytes, element_bytes].map(u64::from);
+    let widths = widths(desc);
     // `runs` walks pieces of whole positions against each input window, moving
     // every run once and nothing else, where the tuning walks its lanes: no copies
     // through scratch. Decided only where the tensor does not fit one binding.
