@@ -1,14 +1,18 @@
 //! What every dispatch binds, for the normal build and the trace build alike: the
 //! layout (the uniform at binding 0; input, sequence lengths and output at 1, 2
 //! and 3; the trace build's records at 4) and the bind group of one dispatch.
+//! The input is read-only, so that a caller may bind one buffer as input and
+//! lengths; in place across windows it is a second writable window of the
+//! tensor, under a layout of its own.
 
 use crate::params::PARAMS_SIZE;
 
 /// The bind group layout and the pipeline layout over it; `traced` adds the
-/// records at binding 4.
+/// records at binding 4, and `writable_input` makes the input `read_write`.
 pub(crate) fn layouts(
     device: &wgpu::Device,
     traced: bool,
+    writable_input: bool,
 ) -> (wgpu::BindGroupLayout, wgpu::PipelineLayout) {
     // Input and output are `array<u32>` in some kernels and `array<vec4<u32>>` in
     // others, so their minimum size is left to each pipeline; `record` checks
@@ -31,17 +35,17 @@ pub(crate) fn layouts(
     };
     let mut entries = vec![
         entry(0, uniform),
-        entry(1, storage(true, None)),
+        entry(1, storage(!writable_input, None)),
         entry(2, storage(true, wgpu::BufferSize::new(4))),
         entry(3, storage(false, None)),
     ];
     if traced {
         entries.push(entry(4, storage(false, None)));
     }
-    let label = if traced {
-        "revseq::traced_layout"
-    } else {
-        "revseq::bind_group_layout"
+    let label = match (traced, writable_input) {
+        (true, _) => "revseq::traced_layout",
+        (false, false) => "revseq::bind_group_layout",
+        (false, true) => "revseq::writable_input_layout",
     };
     let bind_group_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
         label: Some(label),

@@ -40,7 +40,7 @@ pub(crate) async fn compile_in_place(
     let limits = gpu.device().limits();
     let bytes = tensor_bytes(desc, &limits).map_err(name_the_tensor)?;
     let target = Target::of(gpu, &limits);
-    let planned = plan_in_place(desc, bytes, &target)?;
+    let planned = plan_in_place(desc, bytes, &target).map_err(name_the_tensor)?;
     let inner = build(gpu, desc, planned, bytes, &limits, &target).await?;
     Ok(CompiledInPlace {
         desc: in_place.clone(),

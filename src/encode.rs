@@ -98,6 +98,7 @@ impl CompiledReverse {
         let (buffer, offset) = match (launch.buffers[binding], self.scratch.as_deref()) {
             (Bound::ScratchInput, Some(scratch)) => (&scratch[0], 0),
             (Bound::ScratchOutput, Some(scratch)) => (&scratch[1], 0),
+            (Bound::CallerOutput, _) => (bindings[2].buffer, bindings[2].offset),
             _ => (bindings[binding].buffer, bindings[binding].offset),
         };
         wgpu::BufferBinding {
@@ -122,7 +123,8 @@ impl CompiledReverse {
         tracing: Option<&Tracing>,
     ) -> Result<Vec<Option<wgpu::BindGroup>>, Error> {
         let device = self.gpu.device();
-        let layout = tracing.map_or(self.gpu.bind_group_layout(), |t| t.layout);
+        let writable_input = self.key.writes_input();
+        let layout = tracing.map_or(self.gpu.bind_group_layout(writable_input), |t| t.layout);
         let bind_group = |(k, command): (usize, &Command)| {
             let launch = &self.launches[command.launch];
             if by_buffer && launch.copy.is_some() {

@@ -59,9 +59,10 @@ impl Gpu {
 
     /// [`Gpu::compile`] for the operator in place: validates `desc` and prepares
     /// it to run on one tensor binding. A tensor past one storage binding of the
-    /// device runs as pieces of whole lanes, a window of the tensor each, so each
-    /// lane, with the dimensions inside the axis, must fit one binding
-    /// ([`Error::InPlaceTooLarge`]).
+    /// device runs as pieces of whole lanes, a window of the tensor each, or where
+    /// a lane passes a binding, as pairs of groups of its positions, two windows of
+    /// the tensor each; one axis position, with the dimensions inside the axis,
+    /// must fit half a binding ([`Error::InPlaceTooLarge`]).
     /// Not on wasm32: use [`Gpu::compile_in_place_async`].
     #[cfg(not(target_arch = "wasm32"))]
     pub fn compile_in_place(&self, desc: &ReverseInPlace) -> Result<CompiledInPlace, Error> {

@@ -136,13 +136,17 @@ pub enum Error {
         /// The smallest stride that would not overlap.
         required: u64,
     },
-    /// A tensor reversed in place is cut into pieces of whole lanes, and one
-    /// lane, with the dimensions inside the axis, spans more than one storage
-    /// binding of the device.
+    /// A tensor reversed in place past one storage binding is cut into pieces of
+    /// whole lanes, or where a lane, with the dimensions inside the axis, spans
+    /// more than a binding, into groups of its positions; here one position, with
+    /// the dimensions inside the axis, spans more than half a binding (or its
+    /// elements reach past the next position's first, or the lengths of the
+    /// dimensions inside the axis pass a binding).
     #[error(
-        "tensor: {bytes} bytes reversed in place: each lane, with the dimensions inside the axis, \
-         must span at most one storage binding ({limit} bytes on this device); reverse it out of \
-         place, which windows any tensor"
+        "tensor: {bytes} bytes reversed in place: where a lane, with the dimensions inside the \
+         axis, spans more than one storage binding ({limit} bytes on this device), each axis \
+         position must span at most half of one and end before the next position begins; \
+         reverse it out of place, which windows any tensor"
     )]
     InPlaceTooLarge {
         /// The tensor's bytes.

@@ -40,6 +40,9 @@ struct Objects {
     queue: wgpu::Queue,
     bind_group_layout: wgpu::BindGroupLayout,
     pipeline_layout: wgpu::PipelineLayout,
+    /// The layouts of kernels whose input binding is writable
+    /// ([`PipelineKey::writes_input`](crate::kernels::PipelineKey)).
+    writable_input: (wgpu::BindGroupLayout, wgpu::PipelineLayout),
     cache: PipelineCache,
 }
 
@@ -215,7 +218,8 @@ impl Gpu {
         submission_bytes: Option<u64>,
     ) -> Gpu {
         let lock = DeviceLock::of(&device);
-        let (bind_group_layout, pipeline_layout) = bindings::layouts(&device, false);
+        let (bind_group_layout, pipeline_layout) = bindings::layouts(&device, false, false);
+        let writable_input = bindings::layouts(&device, false, true);
         let profile = Profile {
             tuning,
             int64: device.features().contains(wgpu::Features::SHADER_INT64),
@@ -229,6 +233,7 @@ impl Gpu {
                         queue,
                         bind_group_layout,
                         pipeline_layout,
+                        writable_input,
                         cache: PipelineCache::default(),
                     },
                 ),
@@ -272,10 +277,15 @@ impl Gpu {
         self.inner.profile
     }
 
-    /// The layout every operator's bind groups follow: the uniform at binding 0,
-    /// input, sequence lengths and output at 1, 2 and 3.
-    pub(crate) fn bind_group_layout(&self) -> &wgpu::BindGroupLayout {
-        &self.inner.objects.bind_group_layout
+    /// The layout an operator's bind groups follow: the uniform at binding 0,
+    /// input, sequence lengths and output at 1, 2 and 3; the input writable where
+    /// `writable_input` (in place across windows).
+    pub(crate) fn bind_group_layout(&self, writable_input: bool) -> &wgpu::BindGroupLayout {
+        let objects = &self.inner.objects;
+        match writable_input {
+            true => &objects.writable_input.0,
+            false => &objects.bind_group_layout,
+        }
     }
 
     /// The pipeline `key` names, from the cache or built now.
@@ -289,7 +299,10 @@ impl Gpu {
             .get_or_build(
                 &objects.device,
                 &self.inner.lock,
-                &objects.pipeline_layout,
+                match key.writes_input() {
+                    true => &objects.writable_input.1,
+                    false => &objects.pipeline_layout,
+                },
                 key,
             )
             .await

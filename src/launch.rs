@@ -23,10 +23,13 @@ pub(crate) struct Copy {
     pub(crate) batch: Batch,
 }
 
-/// The buffer a launch binds for a tensor: the caller's, or a scratch buffer.
+/// The buffer a launch binds for a tensor: the caller's, the caller's output
+/// binding's (in place across windows, a second window of the tensor at the
+/// input's place), or a scratch buffer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Bound {
     Caller,
+    CallerOutput,
     ScratchInput,
     ScratchOutput,
 }
@@ -77,7 +80,11 @@ pub(crate) fn into_launches(
             })
         };
         let Some(staging) = &dispatch.staging else {
-            launches.push(operator([Bound::Caller; 3])?);
+            let input = match dispatch.apart {
+                true => Bound::CallerOutput,
+                false => Bound::Caller,
+            };
+            launches.push(operator([input, Bound::Caller, Bound::Caller])?);
             continue;
         };
         let copies = |direction| copies(dispatch, staging, direction, copying, &fold, output_bytes);

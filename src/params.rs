@@ -30,8 +30,10 @@ pub(crate) struct Params {
     /// The dispatch's first workgroup, where `run` runs one dispatch in parts
     /// (`src/parts.rs`): 0 for a dispatch in one part.
     pub(crate) first_group: u32,
-    /// Keeps `vecs` on the 16-byte boundary the WGSL struct puts it on.
-    pub(crate) padding: [u32; 2],
+    /// In place across windows: front positions an invocation walks, and 1
+    /// where the back ends lie in the input binding.
+    pub(crate) steps: u32,
+    pub(crate) apart: u32,
     pub(crate) vecs: Divisor,
     pub(crate) per_row: Divisor,
     pub(crate) blocks: Divisor,
@@ -56,6 +58,7 @@ impl Params {
             source_hi: dispatch.sources[1],
             position_lo: dispatch.positions[0],
             position_hi: dispatch.positions[1],
+            apart: u32::from(dispatch.apart),
             interleave: 1,
             ..bytemuck::Zeroable::zeroed()
         };
@@ -119,6 +122,8 @@ mod tests {
             ("touch", offset_of!(Params, touch)),
             ("lanes", offset_of!(Params, lanes)),
             ("first_group", offset_of!(Params, first_group)),
+            ("steps", offset_of!(Params, steps)),
+            ("apart", offset_of!(Params, apart)),
             ("vecs", offset_of!(Params, vecs)),
             ("per_row", offset_of!(Params, per_row)),
             ("blocks", offset_of!(Params, blocks)),

@@ -27,6 +27,14 @@ impl Built {
         }
     }
 
+    /// Whether its input binding is writable (`src/bindings.rs`).
+    pub(crate) fn writes_input(&self) -> bool {
+        match self {
+            Built::Operator(key) => key.writes_input(),
+            Built::Copy(_) => false,
+        }
+    }
+
     fn constants(&self) -> Vec<(&'static str, f64)> {
         match self {
             Built::Operator(key) => key.constants(),

@@ -64,10 +64,11 @@ pub(crate) fn plan(
 pub(crate) const PLACEHOLDER_BYTES: u64 = 16;
 
 /// Plans `desc`, the operator from a tensor into itself (`src/in_place.rs`), in
-/// place: one dispatch binding the tensor whole, or one a piece of whole lanes
-/// where it passes a binding (`window::in_place`), each binding its window of the
-/// tensor through the output binding and a placeholder at the input's, with the
-/// family's in-place plan (`kernels::Plan::in_place`).
+/// place: one dispatch binding the tensor whole, or where it passes a binding
+/// (`window::in_place`), one a piece of whole lanes, or one a pair of groups of
+/// positions where a lane passes a binding. Each binds its window of the tensor
+/// through the output binding, and at the input's a placeholder, or where a
+/// pair's groups lie apart, the back group's window.
 pub(crate) fn plan_in_place(
     desc: &ReverseSubsequences,
     bytes: [u64; 3],
@@ -77,21 +78,21 @@ pub(crate) fn plan_in_place(
     let widths = widths(desc);
     let mut dispatches = match window::fits_one_binding(&layout, bytes, target.window) {
         true => vec![window::whole(&layout, bytes)],
-        false => window::in_place(&layout, widths, bytes, target.window, target.align).ok_or(
+        false => window::in_place(&layout, widths, bytes, target.window, target.align)?.ok_or(
             Error::InPlaceTooLarge {
                 bytes: bytes[2],
                 limit: target.window.min(window::MAX_WINDOW_BYTES) & !3,
             },
         )?,
     };
-    for dispatch in &mut dispatches {
+    for dispatch in dispatches.iter_mut().filter(|d| !d.apart) {
         dispatch.windows[0] = Window {
             offset: 0,
             size: PLACEHOLDER_BYTES,
         };
         dispatch.shifts[0] = 0;
     }
-    let (key, plans) = plan_in_place_dispatches(desc, &dispatches, &target.profile);
+    let (key, plans) = plan_in_place_dispatches(desc, &layout, &dispatches, &target.profile);
     Ok(Planned {
         layout,
         dispatches,
@@ -100,14 +101,32 @@ pub(crate) fn plan_in_place(
     })
 }
 
-/// A plan per in-place dispatch under one key: the family's where every piece
-/// runs it from a vector-aligned start under the same key, else the general swap.
+/// A plan per in-place dispatch under one key: pairs of groups of positions
+/// (not `whole`) run `general`'s swap across windows; pieces of whole lanes
+/// run the family's plan where every piece runs it from a vector-aligned start
+/// under the same key, else the general swap.
 fn plan_in_place_dispatches(
     desc: &ReverseSubsequences,
+    layout: &Layout,
     dispatches: &[Dispatch],
     profile: &Profile,
 ) -> (PipelineKey, Vec<Plan>) {
     let element_bytes = desc.input.data_type().size_in_bytes();
+    if !dispatches[0].whole {
+        let (n, group) = (
+            layout.dims[layout.axis].size,
+            dispatches[0].layout.dims[0].size,
+        );
+        let steps = tuning::across_steps(profile.tuning, n.div_ceil(group.max(1)));
+        let vectors = dispatches
+            .iter()
+            .all(|d| Plan::across_vectors(&d.layout, d.shifts, element_bytes));
+        let plans: Vec<Plan> = dispatches
+            .iter()
+            .map(|d| Plan::general_across(&d.layout, element_bytes, steps, vectors, profile))
+            .collect();
+        return (key_of(desc, &plans[0], &dispatches[0]), plans);
+    }
     let plans: Vec<Plan> = dispatches
         .iter()
         .map(|d| Plan::in_place(&d.layout, element_bytes, profile))

@@ -75,6 +75,7 @@ impl CompiledReverse {
             wgsl: &source.traced_wgsl(),
             label: &source.label(),
             constants: &self.key.constants(),
+            writable_input: self.key.writes_input(),
         };
         let commands = self.commands(None);
         let slices = commands.len().clamp(1, SUBMITTED) as u64;
@@ -116,7 +117,7 @@ impl CompiledReverse {
         let staged = self
             .launches
             .iter()
-            .filter(|d| d.buffers[0] != Bound::Caller)
+            .filter(|d| matches!(d.buffers[0], Bound::ScratchInput | Bound::ScratchOutput))
             .count();
         match staged {
             0 => Ok(()),
@@ -176,6 +177,7 @@ pub fn trace_wgsl(
         wgsl: &traced,
         label: "revseq::trace",
         constants: &all,
+        writable_input: false,
     };
     let output = vec![0; output_bytes.next_multiple_of(4) as usize];
     let built = Built::new(gpu, &program, every, [input, &[0; 4], &output], SLICE)?;
@@ -229,6 +231,8 @@ struct Program<'a> {
     wgsl: &'a str,
     label: &'a str,
     constants: &'a [(&'a str, f64)],
+    /// The kernel writes through its input binding (`src/bindings.rs`).
+    writable_input: bool,
 }
 
 /// The buffers of a traced run: the tensors at bindings 1-3 and the trace at 4.
@@ -294,7 +298,7 @@ fn pipeline(
     program: &Program,
     every: u32,
 ) -> (wgpu::BindGroupLayout, wgpu::ComputePipeline) {
-    let (layout, pipeline_layout) = bindings::layouts(device, true);
+    let (layout, pipeline_layout) = bindings::layouts(device, true, program.writable_input);
     let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
         label: Some(program.label),
         source: wgpu::ShaderSource::Wgsl(program.wgsl.into()),

@@ -590,16 +590,27 @@ async fn in_place_matches_the_reference() {
             );
         }
     }
-    // Past a 4 KiB binding: pieces of whole rows, a window of the tensor each.
+    // Past a 4 KiB binding: pieces of whole rows, a window of the tensor each;
+    // lanes past the binding (the axis outermost, rows of 9,000 bytes), pairs of
+    // groups of positions, two writable windows of the tensor in one dispatch.
     let small = gpu.with_max_binding(4 << 10);
-    for (seed, data_type) in [DataType::Uint8, DataType::Float32].into_iter().enumerate() {
+    let cases = [
+        (DataType::Uint8, [24u32, 700], 1u32),
+        (DataType::Float32, [24, 700], 1),
+        (DataType::Float32, [64, 40], 0),
+        (DataType::Uint8, [3, 9000], 1),
+    ];
+    for (seed, (data_type, sizes, axis)) in cases.into_iter().enumerate() {
+        let mut length_sizes = sizes;
+        length_sizes[axis as usize] = 1;
         let desc = revseq::ReverseInPlace::new(
-            TensorDesc::new(data_type, &[24, 700]),
-            TensorDesc::new(DataType::Int32, &[24, 1]),
-            1,
+            TensorDesc::new(data_type, &sizes),
+            TensorDesc::new(DataType::Int32, &length_sizes),
+            axis,
         );
-        let lengths: Vec<u8> = (0..24)
-            .flat_map(|i| length(DataType::Int32, (i * 61 + seed as i64) % 702 - 1))
+        let n = i64::from(sizes[axis as usize]);
+        let lengths: Vec<u8> = (0..i64::from(length_sizes[0] * length_sizes[1]))
+            .flat_map(|i| length(DataType::Int32, n + 1 - (i * 61 + seed as i64) % (n + 2)))
             .collect();
         let mut tensor = bytes(seed as u64, desc.tensor.min_size_in_bytes() as usize + 9);
         let mut expected = tensor.clone();

@@ -44,8 +44,8 @@ pub fn in_place_count() -> u64 {
 }
 
 impl Reversal {
-    /// `desc` compiled out of place, and in place where the device binds the
-    /// tensor whole.
+    /// `desc` compiled out of place, and in place where revseq plans it so (not
+    /// where one axis position passes half a binding: `InPlaceTooLarge`).
     pub(crate) fn new(
         gpu: revseq::Gpu,
         desc: &ReverseSubsequences,

@@ -29,6 +29,21 @@ pub(crate) struct Plan {
     /// In place: the axis of the layout and the pairs a lane of it may swap
     /// (half the axis), which the invocations count in its place.
     pairs: Option<(usize, u32)>,
+    /// In place across windows.
+    across: Option<Across>,
+}
+
+/// In place across windows: the front positions an invocation walks, the
+/// elements one unit holds (a 16-byte vector of a run of one length, where more
+/// than one), the units it takes along the innermost dimension, and the piece's
+/// rank and units in its innermost dimension.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Across {
+    steps: u32,
+    per_unit: u32,
+    units: u32,
+    rank: usize,
+    run_units: u32,
 }
 
 impl Plan {
@@ -49,6 +64,7 @@ impl Plan {
             invocations: invocations as u32,
             wide_multiply: tuning::wide_multiply(profile),
             pairs: None,
+            across: None,
         }
     }
 
@@ -63,19 +79,94 @@ impl Plan {
             invocations: (lanes * u64::from(n / 2)) as u32,
             wide_multiply: tuning::wide_multiply(profile),
             pairs: Some((layout.axis, n / 2)),
+            across: None,
         }
     }
+
+    /// In place across windows (`src/window/across.rs`): the layout is a front
+    /// group of positions (its first dimension, the axis) and the dimensions
+    /// inside the axis; one invocation per unit of those and `steps` front
+    /// positions, each swapping the pairs its positions make with the back
+    /// group. Units are 16-byte vectors where `vectors` ([`across_vectors`]),
+    /// else elements.
+    pub(super) fn across(
+        layout: &Layout,
+        element_bytes: u32,
+        steps: u32,
+        vectors: bool,
+        profile: &Profile,
+    ) -> Plan {
+        let per_unit = match vectors {
+            true => 16 / element_bytes,
+            false => 1,
+        };
+        let last = layout.dims[layout.rank() - 1];
+        // Stretches of the innermost dimension (inside the axis), each unit's
+        // stride and its length's still within a u32 times the stretch.
+        let units = tuning::across_units(profile.tuning);
+        let fits = |stride: u64| stride * u64::from(units) <= u64::from(u32::MAX);
+        let (units, run_units) = match layout.rank() >= 2 && fits(last.output) && fits(last.lengths)
+        {
+            true => (units, last.size / per_unit),
+            false => (1, 1),
+        };
+        let positions = layout.dims[0].size;
+        let invocations = match positions {
+            0 => 0,
+            p => {
+                let elements = layout.element_count() / u64::from(p);
+                let runs = elements / u64::from(per_unit * run_units);
+                runs * u64::from(run_units.div_ceil(units)) * u64::from(p.div_ceil(steps))
+            }
+        };
+        Plan {
+            invocations: invocations as u32,
+            wide_multiply: tuning::wide_multiply(profile),
+            pairs: None,
+            across: Some(Across {
+                steps,
+                per_unit,
+                units,
+                rank: layout.rank(),
+                run_units,
+            }),
+        }
+    }
+}
+
+/// Whether a piece in place across windows, its windows `shifts` elements from
+/// its origin, moves 16-byte vectors of runs: its innermost dimension (inside
+/// the axis) is contiguous, whole vectors long, with one length along it, and
+/// every other stride and both windows' shifts are whole vectors.
+pub(super) fn across_vectors(layout: &Layout, shifts: [u32; 3], element_bytes: u32) -> bool {
+    let per = 16 / element_bytes.min(16);
+    let Some((last, others)) = layout.dims.split_last() else {
+        return false;
+    };
+    layout.rank() >= 2
+        && last.output == 1
+        && last.lengths == 0
+        && last.size.is_multiple_of(per)
+        && others.iter().all(|d| d.output.is_multiple_of(u64::from(per)))
+        && shifts[0].is_multiple_of(per)
+        && shifts[2].is_multiple_of(per)
 }
 
 impl Family for Plan {
     fn fields(&self) -> Fields {
         Fields {
-            steps: 1,
-            vector_bytes: 0,
+            steps: self.across.map_or(1, |a| a.units),
+            vector_bytes: match self.across {
+                Some(a) if a.per_unit > 1 => 16,
+                _ => 0,
+            },
             access_bits: 32,
-            walk: Walk::None,
+            walk: match self.across {
+                Some(_) => Walk::Pairs,
+                None => Walk::None,
+            },
             wide_multiply: self.wide_multiply,
-            in_place: self.pairs.is_some(),
+            in_place: self.pairs.is_some() || self.across.is_some(),
         }
     }
 
@@ -89,6 +180,42 @@ impl Family for Plan {
             params.sizes[axis] = pairs;
             params.size_divisors[axis] = Divisor::new(pairs.max(1));
         }
+        if let Some(across) = self.across {
+            across.write(params);
+        }
+    }
+}
+
+impl Across {
+    /// The walk, and the piece counted in units (where they are vectors: the
+    /// innermost size and every other stride, and the windows' shifts; the
+    /// innermost stride is one unit) and in invocations: the innermost size in
+    /// stretches of `units`, its strides (output and lengths) a stretch's, and
+    /// its units in `vecs`.
+    fn write(&self, params: &mut Params) {
+        params.steps = self.steps;
+        let (per, last) = (self.per_unit, self.rank - 1);
+        if per > 1 {
+            for d in 0..last {
+                params.out_strides[d] /= per;
+                params.in_strides[d] /= per;
+                params.out_stride_divisors[d] = Divisor::new(params.out_strides[d].max(1));
+            }
+            params.out_shift /= per;
+            params.in_shift /= per;
+        }
+        if self.units > 1 {
+            let stride = if per > 1 { 1 } else { params.out_strides[last] };
+            params.sizes[last] = self.run_units.div_ceil(self.units);
+            params.out_strides[last] = stride * self.units;
+            params.in_strides[last] = stride * self.units;
+            params.len_strides[last] *= self.units;
+            params.out_stride_divisors[last] = Divisor::new(stride * self.units);
+            params.vecs = Divisor::new(self.run_units.max(1));
+        } else {
+            params.sizes[last] /= per;
+        }
+        params.size_divisors[last] = Divisor::new(params.sizes[last].max(1));
     }
 }
 
@@ -99,14 +226,33 @@ const FILES: &[(&str, &str)] = wgsl![
     "general/swap",
     "general/swap_subwords",
     "general/lane_pair",
+    "general/across",
+    "general/swap_pairs",
+    "general/swap_pairs_subwords",
+    "general/units",
+    "general/unit_words",
+    "general/unit_vec2",
+    "general/unit_vec4",
 ];
 const ELEMENTS: Kernel = Kernel::new("general/elements", FILES);
 const SUBWORDS: Kernel = Kernel::new("general/subwords", FILES);
 const SWAP: Kernel = Kernel::new("general/swap", FILES);
 const SWAP_SUBWORDS: Kernel = Kernel::new("general/swap_subwords", FILES);
+const SWAP_PAIRS: Kernel = Kernel::new("general/swap_pairs", FILES);
+const SWAP_PAIRS_SUBWORDS: Kernel = Kernel::new("general/swap_pairs_subwords", FILES);
 
-/// 1- and 2-byte elements merge into 32-bit words; wider ones move whole.
+/// 1- and 2-byte elements merge into 32-bit words; wider ones move whole. In
+/// place across windows, units move whole (16-byte vectors of runs, or elements
+/// of 4 bytes and more), and 1- and 2-byte elements by XOR.
 pub(super) fn kernel(key: &PipelineKey) -> (Kernel, Storage) {
+    if key.writes_input() {
+        return match (key.vector_bytes, key.element_bytes) {
+            (16, _) | (_, 16) => (SWAP_PAIRS, Storage::Vec4),
+            (_, 8) => (SWAP_PAIRS, Storage::Vec2),
+            (_, 4) => (SWAP_PAIRS, Storage::Words),
+            _ => (SWAP_PAIRS_SUBWORDS, Storage::Words),
+        };
+    }
     let (whole, subwords) = match key.in_place {
         true => (SWAP, SWAP_SUBWORDS),
         false => (ELEMENTS, SUBWORDS),
@@ -119,7 +265,18 @@ pub(super) fn kernel(key: &PipelineKey) -> (Kernel, Storage) {
     }
 }
 
-pub(super) use super::no_slots as slots;
+/// In place across windows, the unit `general/units.wgsl` moves, by the
+/// storage the key's kernel names.
+pub(super) fn slots(key: &PipelineKey) -> &'static [(&'static str, &'static str)] {
+    if !key.writes_input() {
+        return &[];
+    }
+    match kernel(key).1 {
+        Storage::Vec4 => &[("unit", "general/unit_vec4")],
+        Storage::Vec2 => &[("unit", "general/unit_vec2")],
+        _ => &[("unit", "general/unit_words")],
+    }
+}
 
 #[cfg_attr(not(feature = "lab"), allow(dead_code))]
 /// Any axis.
@@ -128,8 +285,12 @@ pub(super) fn takes_axis(_rank: u32, _axis: u32) -> bool {
 }
 
 pub(super) fn constants(key: &PipelineKey, constants: &mut Vec<(&'static str, f64)>) {
-    if key.element_bytes < 4 {
+    // The kernels that merge 1- and 2-byte elements into words.
+    if key.element_bytes < 4 && kernel(key).1 == Storage::Words {
         constants.push(("ELEM_BYTES", f64::from(key.element_bytes)));
+    }
+    if key.writes_input() {
+        constants.push(("STEPS", f64::from(key.steps)));
     }
 }
 
@@ -149,4 +310,24 @@ pub(super) fn keys() -> impl Iterator<Item = PipelineKey> {
         })
     })
     .flat_map(|key| [false, true].map(|in_place| PipelineKey { in_place, ..key }))
+    .flat_map(|key| {
+        // In place across windows: units of elements, or of 16-byte vectors.
+        let walks: &[(Walk, u32)] = match key.in_place {
+            true => &[(Walk::None, 0), (Walk::Pairs, 0), (Walk::Pairs, 16)],
+            false => &[(Walk::None, 0)],
+        };
+        walks.iter().flat_map(move |&(walk, vector_bytes)| {
+            // Units an invocation takes along a run (`tuning::across_units`).
+            let steps: &[u32] = match walk {
+                Walk::Pairs => &[1, 8],
+                _ => &[1],
+            };
+            steps.iter().map(move |&steps| PipelineKey {
+                walk,
+                vector_bytes,
+                steps,
+                ..key
+            })
+        })
+    })
 }

@@ -13,7 +13,9 @@ pub enum Walk {
     /// A windowed piece of whole axis positions paired with an input window
     /// (`src/window/`): a `runs` invocation walks the positions of its run
     /// whose sources the window holds; `rows` writes the vectors of a lane longer
-    /// than a window whose sources it holds (`rows/pairs.wgsl`).
+    /// than a window whose sources it holds (`rows/pairs.wgsl`). In place, a
+    /// group of a lane's positions paired with another (`src/window/across.rs`):
+    /// `general` swaps the pairs with an end in each (`general/swap_pairs.wgsl`).
     Pairs,
     /// As [`Walk::Pairs`], `runs` on a fixed grid walking the pair lane by lane
     /// (a CPU adapter's way, and a GPU's where walking run by run would start too
@@ -83,6 +85,12 @@ impl PipelineKey {
         ];
         super::constants(self, &mut constants);
         constants
+    }
+
+    /// Whether the kernel writes through its input binding: in place across
+    /// windows, where it is a second window of the tensor (`src/bindings.rs`).
+    pub(crate) fn writes_input(&self) -> bool {
+        self.in_place && self.walk == Walk::Pairs
     }
 
     #[cfg_attr(not(feature = "lab"), allow(dead_code))]

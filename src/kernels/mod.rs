@@ -262,6 +262,31 @@ impl Plan {
         Plan::General(general::Plan::in_place(layout, profile))
     }
 
+    /// `general`'s plan in place across windows (`src/window/across.rs`), each
+    /// invocation walking `steps` front positions, of 16-byte vectors of runs
+    /// where `vectors`.
+    pub(crate) fn general_across(
+        layout: &Layout,
+        element_bytes: u32,
+        steps: u32,
+        vectors: bool,
+        profile: &Profile,
+    ) -> Plan {
+        Plan::General(general::Plan::across(
+            layout,
+            element_bytes,
+            steps,
+            vectors,
+            profile,
+        ))
+    }
+
+    /// Whether a piece in place across windows moves 16-byte vectors of runs
+    /// (`general::across_vectors`).
+    pub(crate) fn across_vectors(layout: &Layout, shifts: [u32; 3], element_bytes: u32) -> bool {
+        general::across_vectors(layout, shifts, element_bytes)
+    }
+
     /// The `general` plan, which runs every layout.
     pub(crate) fn general(
         layout: &Layout,

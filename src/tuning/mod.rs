@@ -166,6 +166,32 @@ pub(crate) fn swap_slots(tuning: Tuning, pairs: u32) -> u32 {
     }
 }
 
+/// Positions of a front group an invocation walks in place across windows
+/// (`general/swap_pairs.wgsl`), where a lane's positions fall in `groups`
+/// groups and each group pairs with every group after it: on a CPU adapter as
+/// many as there are groups (at most 64), so that the dispatches of a block
+/// start about one invocation a pair of positions in all, each paying its
+/// length load and decode once; on a GPU one, so that neighbouring invocations
+/// take neighbouring elements at each position.
+pub(crate) fn across_steps(tuning: Tuning, groups: u32) -> u32 {
+    match tuning {
+        Tuning::Cpu => groups.clamp(1, 64),
+        Tuning::Gpu => 1,
+    }
+}
+
+/// Units (16-byte vectors or elements of a run of one length) an invocation
+/// takes in place across windows, along the run (`general/across.wgsl`): on a CPU
+/// adapter 8, so that each invocation's decode and length load serve them all,
+/// where a dispatch's invocations mostly find no pair in their lane; on a GPU one,
+/// neighbouring invocations on neighbouring units.
+pub(crate) fn across_units(tuning: Tuning) -> u32 {
+    match tuning {
+        Tuning::Cpu => 8,
+        Tuning::Gpu => 1,
+    }
+}
+
 /// The most vectors a `runs` invocation takes, where a run fills
 /// [`run_interleave`] invocations of them (the plan halves it where not): on a CPU
 /// twice the usual bytes, on a GPU 4, which pays each invocation's length load

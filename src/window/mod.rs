@@ -46,6 +46,7 @@
 //! dispatched. Where positions interleave, windows are ranges of input offsets from
 //! the piece's origin.
 
+mod across;
 mod geometry;
 mod pairs;
 mod staged;
@@ -54,6 +55,7 @@ mod tests;
 
 use crate::error::Error;
 use crate::layout::Layout;
+use across::across;
 use pairs::outline;
 use staged::staged;
 
@@ -99,6 +101,11 @@ pub(crate) struct Dispatch {
     /// Whether the dispatch's sources are chosen by axis position alone, so that
     /// `Runs`, which moves whole runs of one position, can run it.
     pub(crate) by_position: bool,
+    /// In place across windows (`across.rs`): the pairs' back ends lie in the
+    /// input window, a second window of the tensor apart from the output
+    /// window's, which holds their front ends; else both lie in the output
+    /// window.
+    pub(crate) apart: bool,
     /// Where the piece's input and output are staged through scratch buffers: the
     /// input and output windows are then ranges of the scratch buffers.
     pub(crate) staging: Option<Staging>,
@@ -171,6 +178,7 @@ pub(crate) fn whole(layout: &Layout, bytes: [u64; 3]) -> Dispatch {
         sources: [0, u32::MAX],
         whole: true,
         by_position: true,
+        apart: false,
         staging: None,
     }
 }
@@ -178,21 +186,27 @@ pub(crate) fn whole(layout: &Layout, bytes: [u64; 3]) -> Dispatch {
 /// In place (`docs/in-place.md`): the tensor's pieces that each hold whole
 /// lanes within one window, one dispatch each, binding the piece's window of the
 /// tensor through the output binding (input and output share strides, so a piece
-/// holding its whole axis reads nothing outside its own window). `None` where a
-/// lane, with the dimensions inside the axis, spans more than a window.
+/// holding its whole axis reads nothing outside its own window); where a lane,
+/// with the dimensions inside the axis, spans more than a window, pairs of
+/// groups of its positions (`across.rs`). `None` where neither cut exists.
 pub(crate) fn in_place(
     layout: &Layout,
     widths: [u64; 3],
     bytes: [u64; 3],
     window: u64,
     align: u64,
-) -> Option<Vec<Dispatch>> {
+) -> Result<Option<Vec<Dispatch>>, Error> {
     let window = window.min(MAX_WINDOW_BYTES) & !3;
-    let outline = outline(layout, widths, bytes, window, align).ok()?;
-    if !outline.reach().whole {
-        return None;
+    let outline = outline(layout, widths, bytes, window, align);
+    if let Ok(outline) = &outline {
+        if outline.reach().whole {
+            return outline.dispatches().map(Some);
+        }
     }
-    outline.dispatches().ok()
+    match across(layout, widths, window, align)? {
+        Some(dispatches) => Ok(Some(dispatches)),
+        None => outline.map(|_| None),
+    }
 }
 
 /// Cuts the operator on `layout` into pieces, and those into dispatches. `widths`

@@ -327,6 +327,7 @@ impl Piece {
             },
             whole: self.whole_axis && matches!(writes, Writes::All),
             by_position: !matches!(writes, Writes::Offsets(_)),
+            apart: false,
             staging: None,
         }
     }

@@ -161,6 +161,7 @@ impl StagedCut<'_> {
             sources: [0, u32::MAX],
             whole: true,
             by_position: true,
+            apart: false,
             staging: Some(Staging {
                 positions: n,
                 input,

@@ -5,7 +5,7 @@
 
 use revseq::{
     reference, DataType, Error, Gpu, ReverseInPlace, ReverseSubsequences, TensorDesc, TensorRole,
-    Tuning, Variant,
+    Tuning, Variant, Walk,
 };
 use wgpu::util::DeviceExt;
 
@@ -229,18 +229,98 @@ fn tensors_whose_elements_share_memory_are_refused() {
     }
 }
 
+/// Lanes past one binding: the axis outermost (per-element lengths), ONNX's
+/// time-major layout, and rows longer than a binding, at every element width
+/// under both tunings, swapped across windows of a group of positions each, with
+/// canaries after the tensor.
 #[test]
-fn a_lane_past_one_binding_is_refused_by_name() {
-    // Axis outermost: each lane spans the whole tensor.
-    let small = gpu().with_max_binding(1 << 16);
-    let d = desc(DataType::Float32, &[1024, 64], 0, DataType::Uint32);
+fn lanes_past_one_binding_swap_across_windows() {
+    let mut rng = Rng::new(61);
+    for tuning in [Tuning::Cpu, Tuning::Gpu] {
+        for (i, data_type) in [
+            DataType::Uint8,
+            DataType::Float16,
+            DataType::Float32,
+            DataType::Int64,
+            DataType::Complex128,
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let width = data_type.size_in_bytes();
+            let length_type = LENGTH_TYPES[i % LENGTH_TYPES.len()];
+            // Runs of whole 16-byte vectors (moved as vectors), and of odd bytes.
+            let time_major = |run: u32| {
+                ReverseInPlace::new(
+                    TensorDesc::new(data_type, &[37, 6, run]),
+                    TensorDesc::new(length_type, &[1, 6, run]).with_strides(&[0, 1, 0]),
+                    0,
+                )
+            };
+            for (window, d, layout) in [
+                (1 << 11, time_major(32 / width), "onnx-time-major"),
+                (1 << 11, time_major((24 / width) | 1), "odd onnx-time-major"),
+                (
+                    1 << 10,
+                    desc(data_type, &[64, 100 / width + 1], 0, length_type),
+                    "outermost",
+                ),
+                (
+                    1 << 10,
+                    desc(data_type, &[3, 3000 / width + 1], 1, length_type),
+                    "long rows",
+                ),
+            ] {
+                let small = gpu().with_tuning(tuning).with_max_binding(window);
+                let compiled = small.compile_in_place(&d).unwrap();
+                let key = compiled.key();
+                assert!(
+                    compiled.dispatch_count() > 3
+                        && key.variant == Variant::General
+                        && key.walk == Walk::Pairs,
+                    "{layout} {d:?}: {} dispatch(es) of {key:?} past a {window}-byte binding",
+                    compiled.dispatch_count(),
+                );
+                // Whole 16-byte vectors of runs move as vectors.
+                assert_eq!(
+                    key.vector_bytes == 16,
+                    layout == "onnx-time-major" && width < 16,
+                    "{layout} {d:?}: {key:?}"
+                );
+                check_on(&small, &mut rng, &d, true);
+                check_on(&small, &mut rng, &d, false);
+            }
+        }
+    }
+}
+
+/// In place refuses by name what neither pieces of whole lanes nor groups of
+/// positions serve (one position past half a binding), and passes on the
+/// planner's own errors (too many dispatches) rather than calling them that.
+#[test]
+fn in_place_past_one_binding_refuses_by_the_rule_it_breaks() {
+    let small = gpu().with_max_binding(1 << 10);
+    let d = desc(DataType::Float32, &[2, 600], 0, DataType::Uint32);
     let error = small.compile_in_place(&d).unwrap_err();
     assert_eq!(
         error,
         Error::InPlaceTooLarge {
-            bytes: 1 << 18,
-            limit: 1 << 16
+            bytes: 4800,
+            limit: 1 << 10
         }
+    );
+    assert!(error.to_string().contains("half of one"), "{error}");
+    // Lanes of 4 bytes, 2 KiB apart: a window holds one, and 70,000 pieces
+    // pass the planner's 65,536 dispatches.
+    let scattered = ReverseInPlace::new(
+        TensorDesc::new(DataType::Uint8, &[70_000, 4]).with_strides(&[2048, 1]),
+        TensorDesc::new(DataType::Uint32, &[70_000, 1]),
+        1,
+    );
+    let error = small.compile_in_place(&scattered).unwrap_err();
+    assert!(
+        matches!(error, Error::TooManyDispatches { dispatches, limit: 65_536 } if dispatches > 65_536),
+        "{error}"
     );
 }
 

@@ -5,7 +5,10 @@
 use revseq::shaders::Storage;
 use revseq::simt::{Model, Report};
 use revseq::trace::{kernel_wgsl, trace_wgsl};
-use revseq::{CompiledReverse, DataType, ReverseSubsequences, TensorDesc, Tuning, Walk};
+use revseq::{
+    reference, CompiledReverse, DataType, ReverseInPlace, ReverseSubsequences, TensorDesc, Tuning,
+    Walk,
+};
 
 use crate::support::{gpu, Rng};
 
@@ -246,5 +249,46 @@ fn a_gpus_pairs_walked_lane_by_lane_move_whole_sectors() {
                 side.efficiency()
             );
         }
+    }
+}
+
+/// In place across windows on a GPU (`general/swap_pairs.wgsl`): the trace build
+/// swaps what the reference swaps, its input binding writable under the layout
+/// of its own, and where runs of one length move as 16-byte vectors (ONNX's
+/// time-major layout), a warp's loads and stores at a position touch whole
+/// sectors, front and back. 16 MiB on 8 MiB windows; every 8th workgroup traced.
+#[test]
+fn a_gpus_swaps_across_windows_move_whole_sectors_of_runs() {
+    let gpu = gpu().with_tuning(Tuning::Gpu).with_max_binding(8 << 20);
+    let mut rng = Rng::new(63);
+    let (time, batch, inner) = (64, 2, 1 << 15);
+    let d = ReverseInPlace::new(
+        TensorDesc::new(DataType::Float32, &[time, batch, inner]),
+        TensorDesc::new(DataType::Uint32, &[1, batch, inner]).with_strides(&[0, 1, 0]),
+        0,
+    );
+    let op = gpu.compile_in_place(&d).unwrap();
+    let key = op.key();
+    assert!(
+        key.walk == Walk::Pairs && key.vector_bytes == 16 && op.dispatch_count() > 1,
+        "{d:?}: {key:?}, {} dispatches",
+        op.dispatch_count()
+    );
+    let tensor = rng.bytes(d.tensor.min_size_in_bytes() as usize);
+    let lengths: Vec<u8> = (0..batch)
+        .flat_map(|_| (rng.below(u64::from(time) + 1) as u32).to_le_bytes())
+        .collect();
+    let mut expected = tensor.clone();
+    reference::reverse_in_place_bytes(&d, &mut expected, &lengths).unwrap();
+    let trace = op.trace(&tensor, &lengths, 8).unwrap();
+    assert!(trace.output[..tensor.len()] == expected[..], "{d:?}");
+    let report = Model::new(32).analyze(&trace.accesses);
+    assert!(report.bytes_needed > 0, "{d:?}");
+    for (side, what) in [(report.loads, "loads"), (report.stores, "stores")] {
+        assert!(
+            side.efficiency() > 0.95,
+            "{d:?}: {what} at {} of their sectors",
+            side.efficiency()
+        );
     }
 }
