@@ -147,7 +147,9 @@ pub(super) fn across_vectors(layout: &Layout, shifts: [u32; 3], element_bytes: u
         && last.output == 1
         && last.lengths == 0
         && last.size.is_multiple_of(per)
-        && others.iter().all(|d| d.output.is_multiple_of(u64::from(per)))
+        && others
+            .iter()
+            .all(|d| d.output.is_multiple_of(u64::from(per)))
         && shifts[0].is_multiple_of(per)
         && shifts[2].is_multiple_of(per)
 }
