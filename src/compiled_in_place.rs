@@ -35,8 +35,9 @@ impl CompiledInPlace {
         self.inner.variant()
     }
 
-    /// Dispatches `record` records: one, or one a piece of whole lanes where the
-    /// tensor passes one binding.
+    /// Dispatches `record` records: one, or where the tensor passes one binding,
+    /// one a piece of whole lanes, or one a pair of groups of positions where a
+    /// lane passes a binding.
     pub fn dispatch_count(&self) -> usize {
         self.inner.dispatch_count()
     }

@@ -32,7 +32,7 @@ pub(crate) struct Params {
     pub(crate) first_group: u32,
     /// In place across windows: front positions an invocation walks, and 1
     /// where the back ends lie in the input binding.
-    pub(crate) steps: u32,
+    pub(crate) front_positions: u32,
     pub(crate) apart: u32,
     pub(crate) vecs: Divisor,
     pub(crate) per_row: Divisor,
@@ -122,7 +122,7 @@ mod tests {
             ("touch", offset_of!(Params, touch)),
             ("lanes", offset_of!(Params, lanes)),
             ("first_group", offset_of!(Params, first_group)),
-            ("steps", offset_of!(Params, steps)),
+            ("front_positions", offset_of!(Params, front_positions)),
             ("apart", offset_of!(Params, apart)),
             ("vecs", offset_of!(Params, vecs)),
             ("per_row", offset_of!(Params, per_row)),

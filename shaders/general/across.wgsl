@@ -6,7 +6,7 @@
 // is 1 (a second window of the tensor; both writable, their ranges apart), else at
 // the output binding too. An invocation takes STEPS units (elements, or 16-byte
 // vectors of a run of one length) along the innermost dimension inside the axis,
-// each with its own length, and `params.steps` front positions, and swaps those
+// each with its own length, and `params.front_positions` front positions, and swaps those
 // whose pair the unit's length puts in the back group, through the kernel's
 // `swap`: the entry point is here, and each kernel file brings its `swap`.
 #import shared/params
@@ -49,8 +49,8 @@ fn walk_pairs(id: u32) {
     let units = select(1u, min(STEPS, params.vecs.value - first_unit), STEPS > 1u);
     let unit_step = out_stride_at(RANK - 1u) / STEPS;
     let len_step = len_stride_at(RANK - 1u) / STEPS;
-    let first = params.axis_start + rem * params.steps;
-    let end = min(first + params.steps, params.axis_start + size_at(0u));
+    let first = params.axis_start + rem * params.front_positions;
+    let end = min(first + params.front_positions, params.axis_start + size_at(0u));
     let axis = out_stride_at(0u);
     let back_shift = select(params.out_shift, params.in_shift, params.apart != 0u);
     if (len_step == 0u) {

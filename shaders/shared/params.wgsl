@@ -64,7 +64,7 @@ struct Params {
     // In place across windows (`general/swap_pairs.wgsl`): the front positions
     // an invocation walks, and 1 where the pairs' back ends lie in the input
     // binding, a second window of the tensor (else in the output binding).
-    steps: u32,
+    front_positions: u32,
     apart: u32,
     // The vector families: vectors in one row or run of the innermost dimension.
     // A uniform struct member starts on 16 bytes.

@@ -39,7 +39,7 @@ pub(crate) struct Plan {
 /// rank and units in its innermost dimension.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Across {
-    steps: u32,
+    front_positions: u32,
     per_unit: u32,
     units: u32,
     rank: usize,
@@ -124,7 +124,7 @@ impl Plan {
             wide_multiply: tuning::wide_multiply(profile),
             pairs: None,
             across: Some(Across {
-                steps,
+                front_positions: steps,
                 per_unit,
                 units,
                 rank: layout.rank(),
@@ -189,19 +189,17 @@ impl Family for Plan {
 }
 
 impl Across {
-    /// The walk, and the piece counted in units (where they are vectors: the
-    /// innermost size and every other stride, and the windows' shifts; the
-    /// innermost stride is one unit) and in invocations: the innermost size in
-    /// stretches of `units`, its strides (output and lengths) a stretch's, and
-    /// its units in `vecs`.
+    /// The walk, and the piece as `general/across.wgsl` reads it, counted in
+    /// units (where they are vectors: the innermost size, every other output
+    /// stride and the windows' shifts; the innermost stride is one unit) and in
+    /// invocations: the innermost size in stretches of `units`, its output and
+    /// lengths strides a stretch's, and its units in `vecs`.
     fn write(&self, params: &mut Params) {
-        params.steps = self.steps;
+        params.front_positions = self.front_positions;
         let (per, last) = (self.per_unit, self.rank - 1);
         if per > 1 {
             for d in 0..last {
                 params.out_strides[d] /= per;
-                params.in_strides[d] /= per;
-                params.out_stride_divisors[d] = Divisor::new(params.out_strides[d].max(1));
             }
             params.out_shift /= per;
             params.in_shift /= per;
@@ -210,9 +208,7 @@ impl Across {
             let stride = if per > 1 { 1 } else { params.out_strides[last] };
             params.sizes[last] = self.run_units.div_ceil(self.units);
             params.out_strides[last] = stride * self.units;
-            params.in_strides[last] = stride * self.units;
             params.len_strides[last] *= self.units;
-            params.out_stride_divisors[last] = Divisor::new(stride * self.units);
             params.vecs = Divisor::new(self.run_units.max(1));
         } else {
             params.sizes[last] /= per;

@@ -167,7 +167,7 @@ pub(crate) fn swap_slots(tuning: Tuning, pairs: u32) -> u32 {
 }
 
 /// Positions of a front group an invocation walks in place across windows
-/// (`general/swap_pairs.wgsl`), where a lane's positions fall in `groups`
+/// (`general/across.wgsl`), where a lane's positions fall in `groups`
 /// groups and each group pairs with every group after it: on a CPU adapter as
 /// many as there are groups (at most 64), so that the dispatches of a block
 /// start about one invocation a pair of positions in all, each paying its

@@ -46,6 +46,7 @@ pub(super) fn across(
     let blocks = Blocks {
         layout,
         widths: [width, len_width],
+        reaches: [reach, len_reach],
         group,
         align,
     };
@@ -57,10 +58,12 @@ pub(super) fn across(
 }
 
 /// How each block of the layout is cut: `group` positions a group; `widths`
-/// are the bytes per element of the tensor and of the lengths.
+/// are the bytes per element of the tensor and of the lengths, `reaches` the
+/// furthest offset of each, from a position's origin, inside the axis.
 struct Blocks<'a> {
     layout: &'a Layout,
     widths: [u64; 2],
+    reaches: [u64; 2],
     group: u32,
     align: u64,
 }
@@ -107,8 +110,7 @@ impl Blocks<'_> {
     fn dispatch(&self, origins: [u64; 2], front: [u32; 2], back: [u32; 2]) -> Dispatch {
         let (axis, dims) = (self.layout.axis, &self.layout.dims);
         let [width, len_width] = self.widths;
-        let inner = &dims[axis + 1..];
-        let reach = extent(inner, |d| d.output);
+        let [reach, len_reach] = self.reaches;
         let stride = dims[axis].output;
         let group = |[p0, p1]: [u32; 2]| {
             let first = origins[0] + u64::from(p0) * stride;
@@ -128,13 +130,13 @@ impl Blocks<'_> {
         // kernel adds it to offsets from the origin that lie in the window.
         let shift = |w: &Window| origins[0].wrapping_sub(w.offset / width) as u32;
         let len_first = origins[1] * len_width;
-        let len_last = (origins[1] + extent(inner, |d| d.lengths) + 1) * len_width;
+        let len_last = (origins[1] + len_reach + 1) * len_width;
         let lengths = self.region(len_first, len_last);
         let mut piece = vec![Dim {
             size: front[1] - front[0],
             ..dims[axis]
         }];
-        piece.extend_from_slice(inner);
+        piece.extend_from_slice(&dims[axis + 1..]);
         Dispatch {
             layout: Layout {
                 axis: 0,
