@@ -13,7 +13,7 @@ use crate::strided::strides_in_order;
 use crate::support::{gpu, interesting_lengths, length_bytes, Rng, LENGTH_TYPES};
 
 /// Lengths for every slot of `desc`'s lengths tensor, from the values that test
-/// the clamp, or where `fill` is some, uniform in `[0, n]`.
+/// the clamp, or where `uniform`, uniform in `[0, n]`.
 fn lengths(rng: &mut Rng, desc: &ReverseInPlace, uniform: bool) -> Vec<u8> {
     let length_type = desc.sequence_lengths.data_type();
     let n = desc.tensor.sizes()[desc.axis as usize];
