@@ -117,13 +117,15 @@ fn plan_in_place_dispatches(
             layout.dims[layout.axis].size,
             dispatches[0].layout.dims[0].size,
         );
-        let steps = tuning::across_steps(profile.tuning, n.div_ceil(group.max(1)));
+        let front_positions = tuning::across_steps(profile.tuning, n.div_ceil(group.max(1)));
         let vectors = dispatches
             .iter()
             .all(|d| Plan::across_vectors(&d.layout, d.shifts, element_bytes));
         let plans: Vec<Plan> = dispatches
             .iter()
-            .map(|d| Plan::general_across(&d.layout, element_bytes, steps, vectors, profile))
+            .map(|d| {
+                Plan::general_across(&d.layout, element_bytes, front_positions, vectors, profile)
+            })
             .collect();
         return (key_of(desc, &plans[0], &dispatches[0]), plans);
     }

@@ -6,9 +6,10 @@
 // is 1 (a second window of the tensor; both writable, their ranges apart), else at
 // the output binding too. An invocation takes STEPS units (elements, or 16-byte
 // vectors of a run of one length) along the innermost dimension inside the axis,
-// each with its own length, and `params.front_positions` front positions, and swaps those
-// whose pair the unit's length puts in the back group, through the kernel's
-// `swap`: the entry point is here, and each kernel file brings its `swap`.
+// each with its own length, and `params.front_positions` front positions, and
+// swaps those whose pair the unit's length puts in the back group, through the
+// kernel's `swap`: the entry point is here, and each kernel file brings its
+// `swap`.
 #import shared/params
 #import shared/lengths
 

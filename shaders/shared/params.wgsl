@@ -61,7 +61,7 @@ struct Params {
     // The dispatch's first workgroup, where revseq runs one dispatch in parts
     // (`src/submission.rs`); 0 otherwise.
     first_group: u32,
-    // In place across windows (`general/swap_pairs.wgsl`): the front positions
+    // In place across windows (`general/across.wgsl`): the front positions
     // an invocation walks, and 1 where the pairs' back ends lie in the input
     // binding, a second window of the tensor (else in the output binding).
     front_positions: u32,

@@ -85,14 +85,14 @@ impl Plan {
 
     /// In place across windows (`src/window/across.rs`): the layout is a front
     /// group of positions (its first dimension, the axis) and the dimensions
-    /// inside the axis; one invocation per unit of those and `steps` front
-    /// positions, each swapping the pairs its positions make with the back
+    /// inside the axis; one invocation per unit of those and `front_positions`
+    /// front positions, each swapping the pairs its positions make with the back
     /// group. Units are 16-byte vectors where `vectors` ([`across_vectors`]),
     /// else elements.
     pub(super) fn across(
         layout: &Layout,
         element_bytes: u32,
-        steps: u32,
+        front_positions: u32,
         vectors: bool,
         profile: &Profile,
     ) -> Plan {
@@ -116,7 +116,7 @@ impl Plan {
             p => {
                 let elements = layout.element_count() / u64::from(p);
                 let runs = elements / u64::from(per_unit * run_units);
-                runs * u64::from(run_units.div_ceil(units)) * u64::from(p.div_ceil(steps))
+                runs * u64::from(run_units.div_ceil(units)) * u64::from(p.div_ceil(front_positions))
             }
         };
         Plan {
@@ -124,7 +124,7 @@ impl Plan {
             wide_multiply: tuning::wide_multiply(profile),
             pairs: None,
             across: Some(Across {
-                front_positions: steps,
+                front_positions,
                 per_unit,
                 units,
                 rank: layout.rank(),

@@ -263,19 +263,19 @@ impl Plan {
     }
 
     /// `general`'s plan in place across windows (`src/window/across.rs`), each
-    /// invocation walking `steps` front positions, of 16-byte vectors of runs
-    /// where `vectors`.
+    /// invocation walking `front_positions` of the front group, of 16-byte
+    /// vectors of runs where `vectors`.
     pub(crate) fn general_across(
         layout: &Layout,
         element_bytes: u32,
-        steps: u32,
+        front_positions: u32,
         vectors: bool,
         profile: &Profile,
     ) -> Plan {
         Plan::General(general::Plan::across(
             layout,
             element_bytes,
-            steps,
+            front_positions,
             vectors,
             profile,
         ))
