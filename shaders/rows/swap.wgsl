@@ -1,15 +1,15 @@
-// `rows` in place on a CPU adapter (`src/in_place.rs`): one invocation walks one
-// row, whose prefix of L elements it reverses where it lies, moving 16-byte
-// vectors. With LB = L bytes, q = LB / 16 and s = LB mod 16, step k swaps front
-// vector k with the span of 16 bytes that ends 16k bytes before LB: the new front
-// vector is that span mirrored (two back vectors funnelled), and the new back
-// vector q - k is the span that starts s bytes into front vector k - 1, mirrored.
-// So each step loads one front and one back vector, keeps the previous step's two
-// in registers, and stores one of each, as a copy does: every vector the row's
-// first L elements span is loaded and stored once, none past them. The vectors
-// the steps never complete, at most three about the middle of the span, are
-// reversed last, in registers. An invocation owns its row, so its stores race
-// with no other's.
+// `rows` in place on a CPU adapter (`src/in_place.rs`) for rows longer than
+// `rows/swap_held.wgsl` holds: one invocation walks one row, whose prefix of L
+// elements it reverses where it lies, moving 16-byte vectors. With LB = L bytes,
+// q = LB / 16 and s = LB mod 16, step k swaps front vector k with the span of 16
+// bytes that ends 16k bytes before LB: the new front vector is that span mirrored
+// (two back vectors funnelled), and the new back vector q - k is the span that
+// starts s bytes into front vector k - 1, mirrored. So each step loads one front
+// and one back vector, keeps the previous step's two in registers, and stores one
+// of each, as a copy does: every vector the row's first L elements span is loaded
+// and stored once, none past them. The vectors the steps never complete, at most
+// three about the middle of the span, are reversed last, in registers. An
+// invocation owns its row, so its stores race with no other's.
 #import rows/mirror
 
 @compute @workgroup_size(WORKGROUP_SIZE)

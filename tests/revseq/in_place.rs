@@ -509,16 +509,17 @@ fn record_reverses_a_binding_at_an_offset_and_touches_nothing_else() {
 }
 
 /// Rows of whole 16-byte vectors in place on a CPU adapter, one invocation
-/// walking each row: every length from 0 past the row, so that the span ends at
-/// every byte of a vector and its middle takes one, two or three vectors, for
+/// each row, held in registers up to four vectors and walked from both ends
+/// past them: every length from 0 past the row, so that the span ends at every
+/// byte of a vector and a walk's middle takes one, two or three vectors, for
 /// every element width; rows of one and of several vectors.
 #[test]
-fn rows_walked_from_both_ends_match_the_reference_at_every_length() {
+fn rows_held_or_walked_match_the_reference_at_every_length() {
     let cpu = gpu().with_tuning(Tuning::Cpu);
     let mut rng = Rng::new(59);
     for data_type in DataType::ALL {
         let per_vector = 16 / data_type.size_in_bytes().min(16);
-        for vectors in [1, 2, 3, 7] {
+        for vectors in [1, 2, 3, 4, 5, 7] {
             let n = per_vector * vectors;
             if n < 2 {
                 continue; // an axis of one position reverses nothing
