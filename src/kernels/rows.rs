@@ -5,10 +5,6 @@
 //! 16-byte elements on a CPU adapter (`rows/rows_64.wgsl`); on 32-bit words where a
 //! row is whole words but not whole vectors (`rows/rows_narrow.wgsl`).
 //!
-//! In place on a CPU adapter, one invocation reverses one row: held whole in
-//! registers where it is short (`rows/swap_held.wgsl`), else walked from both
-//! ends (`rows/swap.wgsl`).
-//!
 //! A lane longer than a binding window runs in pieces, each paired with the
 //! input windows of the lane (`src/window/`): `rows/pairs.wgsl` writes, in each
 //! pair, the vectors whose sources that window owns, a fixed grid striding over
@@ -65,13 +61,11 @@ pub(super) fn plan(layout: &Layout, element_bytes: u32, profile: &Profile) -> Op
 }
 
 impl Plan {
-    /// In place, one invocation a row, where rows are whole 16-byte vectors:
-    /// a short row held in registers (`rows/swap_held.wgsl`, `steps` its
-    /// vectors, two at least), a longer one walked from both ends
-    /// (`rows/swap.wgsl`, one step).
+    /// In place (`rows/swap.wgsl`): one invocation a row, where rows are whole
+    /// 16-byte vectors.
     pub(super) fn in_place(self) -> Option<Plan> {
         (self.vector.bytes == 16).then_some(Plan {
-            steps: tuning::rows_in_place_steps(self.vector.vecs),
+            steps: 1,
             per_row: 1,
             invocations: self.vector.lines as u32,
             in_place: true,
@@ -144,19 +138,16 @@ const FILES: &[(&str, &str)] = wgsl![
     "rows/mirror",
     "rows/mirror_narrow",
     "rows/swap",
-    "rows/swap_held",
 ];
 const ROWS: Kernel = Kernel::new("rows/rows", FILES);
 const ROWS_NARROW: Kernel = Kernel::new("rows/rows_narrow", FILES);
 const ROWS_64: Kernel = Kernel::new("rows/rows_64", FILES);
 const PAIRS: Kernel = Kernel::new("rows/pairs", FILES);
 const SWAP: Kernel = Kernel::new("rows/swap", FILES);
-const SWAP_HELD: Kernel = Kernel::new("rows/swap_held", FILES);
 
 pub(super) fn kernel(key: &PipelineKey) -> (Kernel, Storage) {
     let storage = Storage::of(key.vector_bytes, key.access_bits);
     let kernel = match storage {
-        _ if key.in_place && key.steps > 1 => SWAP_HELD,
         _ if key.in_place => SWAP,
         _ if key.walk == Walk::Pairs => PAIRS,
         Storage::Words => ROWS_NARROW,
@@ -197,9 +188,8 @@ pub(super) fn keys() -> impl Iterator<Item = PipelineKey> {
             walk: Walk::Pairs,
             ..key
         });
-        // In place on 16-byte vectors: walked (one step), or held.
-        let held = key.steps <= tuning::ROWS_HELD_IN_PLACE;
-        let in_place = (key.vector_bytes == 16 && held).then_some(PipelineKey {
+        // In place, one step, on 16-byte vectors.
+        let in_place = (key.vector_bytes == 16 && key.steps == 1).then_some(PipelineKey {
             in_place: true,
             ..key
         });

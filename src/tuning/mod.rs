@@ -145,24 +145,6 @@ pub(crate) fn walks_rows_in_place(tuning: Tuning) -> bool {
     tuning == Tuning::Cpu
 }
 
-/// The most 16-byte vectors a row holds in registers in place on a CPU adapter
-/// (`rows/swap_held.wgsl`, whose `HELD` it matches): every trip count there is
-/// constant, so lavapipe's SIMD group of rows costs what its vectors do, where
-/// a walk from both ends (`rows/swap.wgsl`) runs as long as the group's longest
-/// row and then its middle. Past it, picking a vector from registers by a
-/// length known at run time costs more than the walk (docs/tuning.md).
-pub(crate) const ROWS_HELD_IN_PLACE: u32 = 4;
-
-/// `steps` of the in-place `rows` plan of rows of `vecs` 16-byte vectors: the
-/// row's vectors to a power of two, two at least, where it is held in
-/// registers; one, a walk, past [`ROWS_HELD_IN_PLACE`].
-pub(crate) fn rows_in_place_steps(vecs: u32) -> u32 {
-    match vecs <= ROWS_HELD_IN_PLACE {
-        true => vecs.next_power_of_two().max(2),
-        false => 1,
-    }
-}
-
 /// Whether per-element lengths reverse in place one invocation a vector column
 /// (`gather/swap.wgsl`), each walking the column's positions: on a CPU adapter,
 /// where the vector at each position is loaded and stored once, against a pair

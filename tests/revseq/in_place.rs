@@ -509,12 +509,12 @@ fn record_reverses_a_binding_at_an_offset_and_touches_nothing_else() {
 }
 
 /// Rows of whole 16-byte vectors in place on a CPU adapter, one invocation
-/// each row, held in registers up to four vectors and walked from both ends
-/// past them: every length from 0 past the row, so that the span ends at every
-/// byte of a vector and a walk's middle takes one, two or three vectors, for
-/// every element width; rows of one and of several vectors.
+/// walking each row from both ends: every length from 0 past the row, so that
+/// the span ends at every byte of a vector and the steps meet at an odd and an
+/// even count of touched vectors, with and without a shift, for every element
+/// width; rows of one and of several vectors.
 #[test]
-fn rows_held_or_walked_match_the_reference_at_every_length() {
+fn rows_walked_from_both_ends_match_the_reference_at_every_length() {
     let cpu = gpu().with_tuning(Tuning::Cpu);
     let mut rng = Rng::new(59);
     for data_type in DataType::ALL {
