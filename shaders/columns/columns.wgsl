@@ -30,6 +30,12 @@
 // unrolls, lives in scratch memory on lavapipe, each access a loop over the group.
 #import shared/element_lengths
 
+// In place (`src/in_place.rs`, on a CPU adapter): the column is read through the
+// output binding, where it is written, and only its rows below the longest of its
+// lengths move. An invocation holds its whole column before it stores any of it,
+// and owns it, so the reversal is exact in place too.
+override IN_PLACE: bool = false;
+
 // Bits per field of the masks: one field per element of 1 or 2 bytes, one per word
 // for wider elements (whose words share their element's length).
 override FIELD_BITS: u32 = min(ELEM_BYTES, 4u) * 8u;
@@ -268,40 +274,44 @@ fn reverse_prefixes(a: Rows64, lens: Vector) -> Rows64 {
 }
 
 // The input vector at row `t` of the column whose row 0 is input element `base`,
-// for rows of the axis (below `n`). Rows past it up to STEPS load nothing: the
-// network never moves what they hold into a row it keeps, and `n` is uniform, so
-// the test costs no invocation a load.
-fn row(base: u32, t: u32, n: u32, in_axis: u32) -> Vector {
-    if (t >= n) {
+// for rows below `reach` (the axis; in place, the longest of the column's
+// lengths). Rows past it up to STEPS load nothing: the network never moves what
+// they hold into a row it keeps. Out of place `reach` is uniform, so the test
+// costs no invocation a load; in place the column is read where it is written.
+fn row(base: u32, t: u32, reach: u32, in_axis: u32) -> Vector {
+    if (t >= reach) {
         return splat_word(0u);
+    }
+    if (IN_PLACE) {
+        return load_output_vector(vec_index(base + t * in_axis));
     }
     return load_vector(vec_index(base + t * in_axis));
 }
 
-fn load8(base: u32, first: u32, n: u32, in_axis: u32) -> Rows8 {
-    return Rows8(row(base, first, n, in_axis), row(base, first + 1u, n, in_axis),
-        row(base, first + 2u, n, in_axis), row(base, first + 3u, n, in_axis),
-        row(base, first + 4u, n, in_axis), row(base, first + 5u, n, in_axis),
-        row(base, first + 6u, n, in_axis), row(base, first + 7u, n, in_axis));
+fn load8(base: u32, first: u32, reach: u32, in_axis: u32) -> Rows8 {
+    return Rows8(row(base, first, reach, in_axis), row(base, first + 1u, reach, in_axis),
+        row(base, first + 2u, reach, in_axis), row(base, first + 3u, reach, in_axis),
+        row(base, first + 4u, reach, in_axis), row(base, first + 5u, reach, in_axis),
+        row(base, first + 6u, reach, in_axis), row(base, first + 7u, reach, in_axis));
 }
 
 // Stores `v` at row `t` of the column whose row 0 is output element `base`, if the
-// invocation has a column (`valid`) and the row is one of the axis' (below `n`).
-fn put(base: u32, t: u32, n: u32, valid: bool, out_axis: u32, v: Vector) {
-    if (valid && t < n) {
+// invocation has a column (`valid`) and the row is below `reach`.
+fn put(base: u32, t: u32, reach: u32, valid: bool, out_axis: u32, v: Vector) {
+    if (valid && t < reach) {
         store_vector(vec_index(base + t * out_axis), v);
     }
 }
 
-fn store8(base: u32, first: u32, n: u32, valid: bool, out_axis: u32, a: Rows8) {
-    put(base, first, n, valid, out_axis, a.r0);
-    put(base, first + 1u, n, valid, out_axis, a.r1);
-    put(base, first + 2u, n, valid, out_axis, a.r2);
-    put(base, first + 3u, n, valid, out_axis, a.r3);
-    put(base, first + 4u, n, valid, out_axis, a.r4);
-    put(base, first + 5u, n, valid, out_axis, a.r5);
-    put(base, first + 6u, n, valid, out_axis, a.r6);
-    put(base, first + 7u, n, valid, out_axis, a.r7);
+fn store8(base: u32, first: u32, reach: u32, valid: bool, out_axis: u32, a: Rows8) {
+    put(base, first, reach, valid, out_axis, a.r0);
+    put(base, first + 1u, reach, valid, out_axis, a.r1);
+    put(base, first + 2u, reach, valid, out_axis, a.r2);
+    put(base, first + 3u, reach, valid, out_axis, a.r3);
+    put(base, first + 4u, reach, valid, out_axis, a.r4);
+    put(base, first + 5u, reach, valid, out_axis, a.r5);
+    put(base, first + 6u, reach, valid, out_axis, a.r6);
+    put(base, first + 7u, reach, valid, out_axis, a.r7);
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
@@ -321,56 +331,71 @@ fn main(
     let column = split.remainder * ELEMS_PER_VEC;
     let o = outer(run, false);
     let n = size_at(AXIS);
-    let in_axis = in_stride_at(AXIS);
     let out_axis = out_stride_at(AXIS);
-    let input = o.in_offset + column;
+    var in_axis = in_stride_at(AXIS);
+    var input = o.in_offset + column;
+    // Out of place every row of the axis moves. In place the column is read
+    // where it is written, and rows at or past the longest of its lengths are
+    // neither loaded nor stored (none are where that is one or none).
+    var reach = n;
+    var element_lengths: Lengths;
+    if (IN_PLACE) {
+        element_lengths = vector_lengths(o.len_offset, column, len_stride_at(RANK - 1u), n);
+        let most = max(max(element_lengths.a, element_lengths.b), max(element_lengths.c, element_lengths.d));
+        let top = max(max(most.x, most.y), max(most.z, most.w));
+        reach = select(0u, top, top > 1u);
+        in_axis = out_axis;
+        input = o.out_offset + column;
+    }
     // Blocks of 8 rows, the workgroup's invocations in step from one to the next
     // (blocks from STEPS on stay zero and unused).
     var c: Rows64;
-    c.o0 = load8(input, 0u, n, in_axis);
+    c.o0 = load8(input, 0u, reach, in_axis);
     if (STEPS > 8u) {
         workgroupBarrier();
-        c.o1 = load8(input, 8u, n, in_axis);
+        c.o1 = load8(input, 8u, reach, in_axis);
     }
     if (STEPS > 16u) {
         workgroupBarrier();
-        c.o2 = load8(input, 16u, n, in_axis);
+        c.o2 = load8(input, 16u, reach, in_axis);
         workgroupBarrier();
-        c.o3 = load8(input, 24u, n, in_axis);
+        c.o3 = load8(input, 24u, reach, in_axis);
     }
     if (STEPS > 32u) {
         workgroupBarrier();
-        c.o4 = load8(input, 32u, n, in_axis);
+        c.o4 = load8(input, 32u, reach, in_axis);
         workgroupBarrier();
-        c.o5 = load8(input, 40u, n, in_axis);
+        c.o5 = load8(input, 40u, reach, in_axis);
         workgroupBarrier();
-        c.o6 = load8(input, 48u, n, in_axis);
+        c.o6 = load8(input, 48u, reach, in_axis);
         workgroupBarrier();
-        c.o7 = load8(input, 56u, n, in_axis);
+        c.o7 = load8(input, 56u, reach, in_axis);
     }
-    let element_lengths = vector_lengths(o.len_offset, column, len_stride_at(RANK - 1u), n);
+    if (!IN_PLACE) {
+        element_lengths = vector_lengths(o.len_offset, column, len_stride_at(RANK - 1u), n);
+    }
     c = reverse_prefixes(c, join_words(field_lengths(element_lengths)));
     let output = o.out_offset + column;
     workgroupBarrier();
-    store8(output, 0u, n, has_column, out_axis, c.o0);
+    store8(output, 0u, reach, has_column, out_axis, c.o0);
     if (STEPS > 8u) {
         workgroupBarrier();
-        store8(output, 8u, n, has_column, out_axis, c.o1);
+        store8(output, 8u, reach, has_column, out_axis, c.o1);
     }
     if (STEPS > 16u) {
         workgroupBarrier();
-        store8(output, 16u, n, has_column, out_axis, c.o2);
+        store8(output, 16u, reach, has_column, out_axis, c.o2);
         workgroupBarrier();
-        store8(output, 24u, n, has_column, out_axis, c.o3);
+        store8(output, 24u, reach, has_column, out_axis, c.o3);
     }
     if (STEPS > 32u) {
         workgroupBarrier();
-        store8(output, 32u, n, has_column, out_axis, c.o4);
+        store8(output, 32u, reach, has_column, out_axis, c.o4);
         workgroupBarrier();
-        store8(output, 40u, n, has_column, out_axis, c.o5);
+        store8(output, 40u, reach, has_column, out_axis, c.o5);
         workgroupBarrier();
-        store8(output, 48u, n, has_column, out_axis, c.o6);
+        store8(output, 48u, reach, has_column, out_axis, c.o6);
         workgroupBarrier();
-        store8(output, 56u, n, has_column, out_axis, c.o7);
+        store8(output, 56u, reach, has_column, out_axis, c.o7);
     }
 }

@@ -3,10 +3,14 @@
 //! elements narrower than one. Each invocation holds a whole column of the axis in
 //! registers (`steps` rows: the axis rounded up to 8, 16, 32 or 64), loads and
 //! stores each vector once, and reverses every element's prefix there with a
-//! network of selects (`shaders/columns/columns.wgsl`).
+//! network of selects (`shaders/columns/columns.wgsl`). In place on a CPU adapter
+//! the same, each column read where it is written and moved only below the
+//! longest of its lengths.
 
 use super::Variant;
-use super::{family_keys, Family, Fields, PipelineKey, VectorLayout, Walk, WIDTHS};
+use super::{
+    family_keys, vector_constants, Family, Fields, PipelineKey, VectorLayout, Walk, WIDTHS,
+};
 use crate::divisor::Divisor;
 use crate::layout::Layout;
 use crate::params::Params;
@@ -21,6 +25,9 @@ pub(crate) struct Plan {
     pub(super) held: u32,
     pub(super) access_bits: u32,
     pub(super) invocations: u32,
+    /// In place: the column read where it is written, its rows below the
+    /// longest of its lengths moved.
+    pub(super) in_place: bool,
 }
 
 /// `columns` along at most [`COLUMN_ROWS`] positions, on 16-byte vectors of
@@ -39,7 +46,18 @@ pub(super) fn plan(layout: &Layout, element_bytes: u32, profile: &Profile) -> Op
         access_bits: tuning::access_bits(profile, access_sizes(element_bytes, 16)),
         // One invocation per column: a vector of a run and the whole axis.
         invocations: (vector.lines / u64::from(n) * u64::from(vector.vecs)) as u32,
+        in_place: false,
     })
+}
+
+impl Plan {
+    /// In place: the same columns, each read through the output binding.
+    pub(super) fn in_place(self) -> Plan {
+        Plan {
+            in_place: true,
+            ..self
+        }
+    }
 }
 
 impl Family for Plan {
@@ -50,7 +68,7 @@ impl Family for Plan {
             access_bits: self.access_bits,
             walk: Walk::None,
             wide_multiply: false,
-            in_place: false,
+            in_place: self.in_place,
         }
     }
 
@@ -74,11 +92,16 @@ pub(super) fn kernel(key: &PipelineKey) -> (Kernel, Storage) {
 
 pub(super) use super::no_slots as slots;
 pub(super) use super::outer_axes as takes_axis;
-pub(super) use super::vector_constants as constants;
+
+pub(super) fn constants(key: &PipelineKey, constants: &mut Vec<(&'static str, f64)>) {
+    vector_constants(key, constants);
+    constants.push(("IN_PLACE", f64::from(u8::from(key.in_place))));
+}
 
 #[cfg_attr(not(feature = "lab"), allow(dead_code))]
 pub(super) fn keys() -> impl Iterator<Item = PipelineKey> {
-    // Elements narrower than a vector, on 16-byte vectors, in 8 to 64 rows.
+    // Elements narrower than a vector, on 16-byte vectors, in 8 to 64 rows;
+    // out of place and in place.
     family_keys(
         Variant::Columns,
         &WIDTHS[..4],
@@ -86,6 +109,15 @@ pub(super) fn keys() -> impl Iterator<Item = PipelineKey> {
         |_, _| (8, COLUMN_ROWS),
         access_sizes,
     )
+    .flat_map(|key| {
+        [
+            key,
+            PipelineKey {
+                in_place: true,
+                ..key
+            },
+        ]
+    })
 }
 
 /// 32- or 64-bit words (`tuning::access_bits`).

@@ -235,8 +235,10 @@ impl Plan {
     }
 
     /// The in-place plan of `layout`: `runs` swapping whole runs where the
-    /// length is the same along the contiguous innermost dimension, else
-    /// `general`'s, a pair of each lane an invocation.
+    /// length is the same along the contiguous innermost dimension; `columns`
+    /// holding each vector column whole where the lengths change along it; on a
+    /// CPU adapter, rows walked from both ends and longer columns walked
+    /// (`gather`); else `general`'s, a pair of each lane an invocation.
     pub(crate) fn in_place(layout: &Layout, element_bytes: u32, profile: &Profile) -> Plan {
         let rank = layout.rank();
         let n = layout.dims[layout.axis].size;
@@ -249,10 +251,15 @@ impl Plan {
         } else if layout.dims[rank - 1].lengths == 0 {
             runs::plan(layout, element_bytes, profile)
                 .map(|p| Plan::Runs(p.in_place(n, profile.tuning)))
-        } else if tuning::walks_columns_in_place(profile.tuning) {
-            gather::in_place(layout, element_bytes, profile).map(Plan::Gather)
         } else {
-            None
+            columns::plan(layout, element_bytes, profile)
+                .map(|p| Plan::Columns(p.in_place()))
+                .or_else(|| {
+                    tuning::walks_columns_in_place(profile.tuning)
+                        .then(|| gather::in_place(layout, element_bytes, profile))
+                        .flatten()
+                        .map(Plan::Gather)
+                })
         };
         fast.unwrap_or_else(|| Plan::general_in_place(layout, profile))
     }

@@ -145,11 +145,13 @@ pub(crate) fn walks_rows_in_place(tuning: Tuning) -> bool {
     tuning == Tuning::Cpu
 }
 
-/// Whether per-element lengths reverse in place one invocation a vector column
-/// (`gather/swap.wgsl`), each walking the column's positions: on a CPU adapter,
-/// where the vector at each position is loaded and stored once, against a pair
-/// of elements an invocation (`general/swap.wgsl`). Not on a GPU, where a warp
-/// on neighbouring pairs touches whole sectors at the front of its lanes.
+/// Whether per-element lengths past `columns` (more than [`COLUMN_ROWS`]
+/// positions, or 16-byte elements) reverse in place one invocation a vector
+/// column (`gather/swap.wgsl`), each walking the column's positions: on a CPU
+/// adapter, where the vector at each position is loaded and stored once,
+/// against a pair of elements an invocation (`general/swap.wgsl`). Not on a GPU,
+/// where a warp on neighbouring pairs touches whole sectors at the front of its
+/// lanes. Within `columns`' reach both take it, in place as out of place.
 pub(crate) fn walks_columns_in_place(tuning: Tuning) -> bool {
     tuning == Tuning::Cpu
 }

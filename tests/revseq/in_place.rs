@@ -377,7 +377,7 @@ fn tensors_past_one_binding_reverse_piece_by_piece() {
                 let family_variant = match (family, tuning) {
                     ("rows", Tuning::Cpu) => Some(Variant::Rows),
                     ("runs", _) => Some(Variant::Runs),
-                    ("per-element", Tuning::Cpu) => Some(Variant::Gather),
+                    ("per-element", _) => Some(Variant::Columns),
                     _ => None,
                 };
                 if let Some(variant) = family_variant {
@@ -542,19 +542,26 @@ fn rows_walked_from_both_ends_match_the_reference_at_every_length() {
     }
 }
 
-/// Per-element lengths in place on a CPU adapter, one invocation walking each
-/// vector column: neighbouring lanes of every length from 0 past the axis, so
+/// Per-element lengths in place, one invocation a vector column held whole
+/// (`columns`, up to 64 positions of elements narrower than a vector), past
+/// that walked on a CPU adapter (`gather`) and a pair an invocation on a GPU
+/// (`general`): neighbouring lanes of every length from 0 past the axis, so
 /// that lanes of one vector swap with the same and with different positions,
 /// for every element width, the axis outermost and in the middle.
 #[test]
-fn columns_walked_lane_by_lane_match_the_reference_at_every_length() {
-    let cpu = gpu().with_tuning(Tuning::Cpu);
+fn per_element_columns_match_the_reference_at_every_length() {
     let mut rng = Rng::new(60);
-    for data_type in DataType::ALL {
+    for (tuning, data_type) in [Tuning::Cpu, Tuning::Gpu]
+        .into_iter()
+        .flat_map(|t| DataType::ALL.into_iter().map(move |d| (t, d)))
+    {
+        let tuned = gpu().with_tuning(tuning);
         let per_vector = 16 / data_type.size_in_bytes().min(16);
         for (sizes, axis) in [
             (vec![13, per_vector * 5], 0),
             (vec![3, 9, per_vector * 2], 1),
+            (vec![64, per_vector * 2], 0),
+            (vec![70, per_vector * 2], 0),
         ] {
             let n = sizes[axis];
             let mut length_sizes = sizes.clone();
@@ -564,8 +571,14 @@ fn columns_walked_lane_by_lane_match_the_reference_at_every_length() {
                 TensorDesc::new(DataType::Int32, &length_sizes),
                 axis as u32,
             );
-            let op = cpu.compile_in_place(&d).unwrap();
-            assert_eq!(op.variant(), Variant::Gather, "{d:?}");
+            let op = tuned.compile_in_place(&d).unwrap();
+            let held = n <= 64 && data_type.size_in_bytes() < 16;
+            let expected = match (held, tuning) {
+                (true, _) => Variant::Columns,
+                (false, Tuning::Cpu) => Variant::Gather,
+                (false, Tuning::Gpu) => Variant::General,
+            };
+            assert_eq!(op.variant(), expected, "{tuning:?} {d:?}");
             let slots = length_sizes.iter().product::<u32>();
             let lengths: Vec<u8> = (0..slots)
                 .flat_map(|_| (rng.below(u64::from(n) + 3) as i32 - 1).to_le_bytes())
