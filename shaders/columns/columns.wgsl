@@ -30,10 +30,10 @@
 // unrolls, lives in scratch memory on lavapipe, each access a loop over the group.
 #import shared/element_lengths
 
-// In place (`src/in_place.rs`, on a CPU adapter): the column is read through the
-// output binding, where it is written, and only its rows below the longest of its
-// lengths move. An invocation holds its whole column before it stores any of it,
-// and owns it, so the reversal is exact in place too.
+// In place (`src/in_place.rs`): the column is read through the output binding,
+// where it is written, and only its rows below the longest of its lengths move.
+// An invocation holds its whole column before it stores any of it, and owns it,
+// so the reversal is exact in place too.
 override IN_PLACE: bool = false;
 
 // Bits per field of the masks: one field per element of 1 or 2 bytes, one per word

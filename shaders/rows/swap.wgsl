@@ -1,18 +1,17 @@
 // `rows` in place on a CPU adapter (`src/in_place.rs`): one invocation walks one
 // row from both ends, reversing the prefix of L elements where it lies, 16-byte
-// vectors at a time.
-// With LB = L bytes, q = LB / 16 and s = LB mod 16, the vectors the prefix
-// touches are built as `rows/rows.wgsl` builds an output vector: vector j is the
-// span of 16 bytes that ends 16j bytes before LB, mirrored, funnelled out of
-// vectors q - j - 1 and q - j, its bytes at or past LB kept. Step k builds front
-// vector k from back vectors q - k - 1 and q - k, and back vector (touched - 1 -
-// k) from front vectors k - 1 and k: each step loads one front and one back
-// vector, keeps the previous step's two in registers, and stores one of each, as
-// a copy does. Where the steps meet, the back vector a step would load is the
-// front vector the step before stored, which it still holds, and the last step
-// of an odd count stores one vector. So the middle takes no code of its own:
-// lavapipe runs every branch of its SIMD group, masked, for every row. An
-// invocation owns its row, so its stores race with no other's.
+// vectors at a time. With LB = L bytes, q = LB / 16 and s = LB mod 16, the
+// vectors the prefix touches are built as `rows/rows.wgsl` builds an output
+// vector: vector j is the span of 16 bytes that ends 16j bytes before LB,
+// mirrored, funnelled out of vectors q - j - 1 and q - j, its bytes at or past LB
+// kept. Step k builds front vector k from back vectors q - k - 1 and q - k, and
+// back vector (touched - 1 - k) from front vectors k - 1 and k: each step loads
+// one front and one back vector, keeps the previous step's two in registers, and
+// stores one of each, as a copy does. Where the steps meet, the back vector a
+// step would load is the front vector the step before stored, which it still
+// holds, and the last step of an odd count stores one vector. So the middle takes
+// no code of its own: lavapipe runs every branch of its SIMD group, masked, for
+// every row. An invocation owns its row, so its stores race with no other's.
 #import rows/mirror
 
 @compute @workgroup_size(WORKGROUP_SIZE)
