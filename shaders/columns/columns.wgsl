@@ -341,8 +341,7 @@ fn main(
     var element_lengths: Lengths;
     if (IN_PLACE) {
         element_lengths = vector_lengths(o.len_offset, column, len_stride_at(RANK - 1u), n);
-        let most = max(max(element_lengths.a, element_lengths.b), max(element_lengths.c, element_lengths.d));
-        let top = max(max(most.x, most.y), max(most.z, most.w));
+        let top = longest(element_lengths);
         reach = select(0u, top, top > 1u);
         in_axis = out_axis;
         input = o.out_offset + column;

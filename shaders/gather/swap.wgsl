@@ -40,8 +40,7 @@ fn main(
     let axis = out_stride_at(AXIS);
     let element = split.remainder * ELEMS_PER_VEC;
     let l = vector_lengths(o.len_offset, element, len_stride_at(RANK - 1u), params.axis_size);
-    let most = max(max(l.a, l.b), max(l.c, l.d));
-    let top = max(max(most.x, most.y), max(most.z, most.w));
+    let top = longest(l);
     let base = o.out_offset + element;
     // Lanes of one length (L = n, say) swap whole vectors.
     var same = true;

@@ -43,3 +43,9 @@ fn vector_lengths(len_offset: u32, element: u32, stride: u32, n: u32) -> Lengths
     }
     return l;
 }
+
+// The longest of a vector's lengths (those past its elements are 0).
+fn longest(l: Lengths) -> u32 {
+    let most = max(max(l.a, l.b), max(l.c, l.d));
+    return max(max(most.x, most.y), max(most.z, most.w));
+}
