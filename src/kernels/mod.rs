@@ -19,6 +19,7 @@ mod columns;
 pub(crate) mod copy;
 mod gather;
 mod general;
+mod in_place;
 mod key;
 mod rows;
 mod runs;
@@ -30,7 +31,7 @@ use vector::{vector_sizes, VectorLayout};
 use crate::layout::Layout;
 use crate::params::Params;
 use crate::shaders::{Kernel, Storage, WORKGROUP_SIZE};
-use crate::tuning::{self, Profile};
+use crate::tuning::Profile;
 
 /// A kernel family. [`Variant::General`] runs every descriptor; the others are fast
 /// paths for layouts whose innermost canonical dimension is contiguous in input and
@@ -232,66 +233,6 @@ impl Plan {
             Plan::Runs(p) => Some([p.lanes(positions), p.by_run(positions)]),
             _ => None,
         }
-    }
-
-    /// The in-place plan of `layout`: `runs` swapping whole runs where the
-    /// length is the same along the contiguous innermost dimension; `columns`
-    /// holding each vector column whole where the lengths change along it; on a
-    /// CPU adapter, rows walked from both ends and longer columns walked
-    /// (`gather`); else `general`'s, a pair of each lane an invocation.
-    pub(crate) fn in_place(layout: &Layout, element_bytes: u32, profile: &Profile) -> Plan {
-        let rank = layout.rank();
-        let n = layout.dims[layout.axis].size;
-        let fast = if layout.axis + 1 == rank {
-            tuning::walks_rows_in_place(profile.tuning)
-                .then(|| rows::plan(layout, element_bytes, profile))
-                .flatten()
-                .and_then(rows::Plan::in_place)
-                .map(Plan::Rows)
-        } else if layout.dims[rank - 1].lengths == 0 {
-            runs::plan(layout, element_bytes, profile)
-                .map(|p| Plan::Runs(p.in_place(n, profile.tuning)))
-        } else {
-            columns::plan(layout, element_bytes, profile)
-                .map(|p| Plan::Columns(p.in_place()))
-                .or_else(|| {
-                    tuning::walks_columns_in_place(profile.tuning)
-                        .then(|| gather::in_place(layout, element_bytes, profile))
-                        .flatten()
-                        .map(Plan::Gather)
-                })
-        };
-        fast.unwrap_or_else(|| Plan::general_in_place(layout, profile))
-    }
-
-    /// `general`'s in-place plan, which runs every layout in place.
-    pub(crate) fn general_in_place(layout: &Layout, profile: &Profile) -> Plan {
-        Plan::General(general::Plan::in_place(layout, profile))
-    }
-
-    /// `general`'s plan in place across windows (`src/window/across.rs`), each
-    /// invocation walking `front_positions` of the front group, of 16-byte
-    /// vectors of runs where `vectors`.
-    pub(crate) fn general_across(
-        layout: &Layout,
-        element_bytes: u32,
-        front_positions: u32,
-        vectors: bool,
-        profile: &Profile,
-    ) -> Plan {
-        Plan::General(general::Plan::across(
-            layout,
-            element_bytes,
-            front_positions,
-            vectors,
-            profile,
-        ))
-    }
-
-    /// Whether a piece in place across windows moves 16-byte vectors of runs
-    /// (`general::across_vectors`).
-    pub(crate) fn across_vectors(layout: &Layout, shifts: [u32; 3], element_bytes: u32) -> bool {
-        general::across_vectors(layout, shifts, element_bytes)
     }
 
     /// The `general` plan, which runs every layout.
