@@ -11,8 +11,8 @@ use crate::pipeline::PipelineCache;
 #[cfg(not(target_arch = "wasm32"))]
 use crate::scope::block_on;
 use crate::submission::default_submission_bytes;
-use crate::tuning::Profile;
 use crate::tuning::Tuning;
+use crate::tuning::{self, Profile};
 
 /// A wgpu device and queue with this crate's layouts and pipeline cache.
 /// Cheap to clone; clones share the cache.
@@ -96,8 +96,9 @@ impl Gpu {
             .request_device(&wgpu::DeviceDescriptor {
                 label: Some("revseq"),
                 // 64-bit integers where the adapter has them: on a CPU adapter
-                // most vector kernels move their vectors as 64-bit words, and
-                // divide with one multiply (`tuning::access_bits`).
+                // the vector kernels load and store 64-bit words where they pay
+                // (`tuning::access_bits`, `tuning::move_bits`), and the general
+                // kernels divide with one multiply.
                 required_features: adapter.features() & wgpu::Features::SHADER_INT64,
                 required_limits: adapter.limits(),
                 ..Default::default()
@@ -112,8 +113,8 @@ impl Gpu {
 
     /// Wraps a device the caller owns. The kernels need no optional feature and
     /// only the default limits; larger limits allow larger tensors.
-    /// [`wgpu::Features::SHADER_INT64`] lets a CPU adapter move most vectors as
-    /// 64-bit words, faster there.
+    /// [`wgpu::Features::SHADER_INT64`] lets a CPU adapter load and store vectors
+    /// as 64-bit words where that is faster on its host (`docs/tuning.md`).
     /// The plan is tuned for the adapter's device type: a CPU adapter's, or a GPU's
     /// (`docs/tuning.md`).
     ///
@@ -133,7 +134,15 @@ impl Gpu {
         let tuning = Tuning::for_adapter(&device.adapter_info());
         let max_binding = device.limits().max_storage_buffer_binding_size;
         let submission_bytes = default_submission_bytes(&device.adapter_info());
-        Gpu::with_device(device, queue, tuning, max_binding, submission_bytes)
+        let moves_64 = tuning::moves_64_bit_words();
+        Gpu::with_device(
+            device,
+            queue,
+            tuning,
+            moves_64,
+            max_binding,
+            submission_bytes,
+        )
     }
 
     /// The same device and queue with the plan tuned for `tuning`, for an adapter
@@ -146,6 +155,26 @@ impl Gpu {
             inner.objects.device.clone(),
             inner.objects.queue.clone(),
             tuning,
+            inner.profile.moves_64,
+            inner.max_binding,
+            inner.submission_bytes,
+        )
+    }
+
+    /// The same device and queue, its kernels that only move words (`runs`,
+    /// `rows` and `gather` of 8- and 16-byte elements, the staging copy) moving
+    /// 64-bit ones on a CPU adapter with `SHADER_INT64` where `moves`, 32-bit ones
+    /// where not: by default as the host's CPU moves them faster
+    /// (`docs/tuning.md`). Results are identical; the clone has its own pipeline
+    /// cache.
+    #[cfg(feature = "lab")]
+    pub fn with_64_bit_moves(&self, moves: bool) -> Gpu {
+        let inner = &self.inner;
+        Gpu::with_device(
+            inner.objects.device.clone(),
+            inner.objects.queue.clone(),
+            inner.profile.tuning,
+            moves,
             inner.max_binding,
             inner.submission_bytes,
         )
@@ -169,6 +198,7 @@ impl Gpu {
             inner.objects.device.clone(),
             inner.objects.queue.clone(),
             inner.profile.tuning,
+            inner.profile.moves_64,
             max_binding,
             inner.submission_bytes,
         )
@@ -188,6 +218,7 @@ impl Gpu {
             inner.objects.device.clone(),
             inner.objects.queue.clone(),
             inner.profile.tuning,
+            inner.profile.moves_64,
             inner.max_binding,
             bytes.map(|b| b.max(4) & !3),
         )
@@ -210,10 +241,18 @@ impl Gpu {
         self.inner.profile.tuning
     }
 
+    /// Whether kernels that only move words move 64-bit ones where the device
+    /// allows ([`Gpu::with_64_bit_moves`]).
+    #[cfg(feature = "lab")]
+    pub fn moves_64_bit_words(&self) -> bool {
+        self.inner.profile.moves_64
+    }
+
     fn with_device(
         device: wgpu::Device,
         queue: wgpu::Queue,
         tuning: Tuning,
+        moves_64: bool,
         max_binding: u64,
         submission_bytes: Option<u64>,
     ) -> Gpu {
@@ -223,6 +262,7 @@ impl Gpu {
         let profile = Profile {
             tuning,
             int64: device.features().contains(wgpu::Features::SHADER_INT64),
+            moves_64,
         };
         Gpu {
             inner: Arc::new(Inner {

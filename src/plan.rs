@@ -296,6 +296,7 @@ mod tests {
             profile: Profile {
                 tuning,
                 int64: true,
+                moves_64: true,
             },
             window: 128 << 20,
             align: 256,

@@ -35,7 +35,7 @@ impl Copying {
         let bytes = if whole { 16 } else { 4 };
         Copying {
             tuning: profile.tuning,
-            storage: Storage::of(bytes, tuning::access_bits(profile, &[32, 64])),
+            storage: Storage::of(bytes, tuning::move_bits(profile, &[32, 64])),
         }
     }
 

@@ -53,7 +53,7 @@ pub(super) fn plan(layout: &Layout, element_bytes: u32, profile: &Profile) -> Op
         band,
         bands,
         touch_ahead: tuning::touch_ahead(profile.tuning, element_bytes, vector.bytes),
-        access_bits: tuning::access_bits(profile, access_sizes(element_bytes, vector.bytes)),
+        access_bits: tuning::move_bits(profile, access_sizes(element_bytes, vector.bytes)),
         invocations: (columns * u64::from(blocks)) as u32,
         in_place: false,
     })
@@ -72,7 +72,7 @@ pub(super) fn in_place(layout: &Layout, element_bytes: u32, profile: &Profile) -
         band: vector.vecs,
         bands: 1,
         touch_ahead: false,
-        access_bits: tuning::access_bits(profile, &[32, 64]),
+        access_bits: tuning::move_bits(profile, &[32, 64]),
         invocations: columns as u32,
         in_place: true,
     })

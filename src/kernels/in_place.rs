@@ -18,7 +18,7 @@ impl Plan {
             tuning::walks_rows_in_place(profile.tuning)
                 .then(|| rows::plan(layout, element_bytes, profile))
                 .flatten()
-                .and_then(rows::Plan::in_place)
+                .and_then(|p| p.in_place(profile))
                 .map(Plan::Rows)
         } else if layout.dims[rank - 1].lengths == 0 {
             runs::plan(layout, element_bytes, profile)

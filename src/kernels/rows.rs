@@ -48,7 +48,13 @@ pub(super) fn plan(layout: &Layout, element_bytes: u32, profile: &Profile) -> Op
     // Steps past the end of a row would idle: no more than it holds.
     let steps = most.min(vector.vecs.next_power_of_two());
     let per_row = vector.vecs.div_ceil(steps);
-    let access_bits = tuning::access_bits(profile, vectors_in_64(element_bytes, vector.bytes));
+    // Rows of 8- and 16-byte elements only move whole words; narrower ones
+    // shift bytes across them.
+    let sizes = vectors_in_64(element_bytes, vector.bytes);
+    let access_bits = match element_bytes >= 8 {
+        true => tuning::move_bits(profile, sizes),
+        false => tuning::access_bits(profile, sizes),
+    };
     Some(Plan {
         vector,
         steps,
@@ -62,11 +68,12 @@ pub(super) fn plan(layout: &Layout, element_bytes: u32, profile: &Profile) -> Op
 
 impl Plan {
     /// In place (`rows/swap.wgsl`): one invocation a row, where rows are whole
-    /// 16-byte vectors.
-    pub(super) fn in_place(self) -> Option<Plan> {
+    /// 16-byte vectors, which it funnels bytes across at every width.
+    pub(super) fn in_place(self, profile: &Profile) -> Option<Plan> {
         (self.vector.bytes == 16).then_some(Plan {
             steps: 1,
             per_row: 1,
+            access_bits: tuning::access_bits(profile, &[32, 64]),
             invocations: self.vector.lines as u32,
             in_place: true,
             ..self

@@ -57,7 +57,7 @@ pub(super) fn plan(layout: &Layout, element_bytes: u32, profile: &Profile) -> Op
         steps,
         interleave,
         per_row,
-        access_bits: tuning::access_bits(profile, vectors_in_64(element_bytes, vector.bytes)),
+        access_bits: tuning::move_bits(profile, vectors_in_64(element_bytes, vector.bytes)),
         invocations: (vector.lines * u64::from(per_row)) as u32,
         walk: Walk::None,
         lanes: 0,
@@ -71,8 +71,12 @@ impl Plan {
     /// tuning gives them.
     pub(super) fn in_place(self, positions: u32, tuning: Tuning) -> Plan {
         let slots = tuning::swap_slots(tuning, positions / 2);
-        let invocations = self.lanes(positions) * u64::from(slots * self.per_row);
+        let steps = tuning::swap_steps(tuning, self.steps);
+        let per_row = self.vector.vecs.div_ceil(steps * self.interleave) * self.interleave;
+        let invocations = self.lanes(positions) * u64::from(slots * per_row);
         Plan {
+            steps,
+            per_row,
             invocations: invocations as u32,
             slots: Some(slots),
             ..self

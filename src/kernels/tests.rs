@@ -10,10 +10,12 @@ use crate::tuning::{Profile, Tuning};
 const CPU: Profile = Profile {
     tuning: Tuning::Cpu,
     int64: true,
+    moves_64: true,
 };
 const GPU: Profile = Profile {
     tuning: Tuning::Gpu,
     int64: true,
+    moves_64: true,
 };
 
 fn device(cpu: bool) -> &'static Profile {
@@ -206,6 +208,12 @@ fn runs_interleave_their_vectors_on_a_cpu_when_a_run_fills_the_group() {
     let cpu = runs(300, true);
     assert_eq!((cpu.steps, cpu.interleave, cpu.per_row), (16, 8, 24));
     assert_eq!(cpu.invocations, 15 * 24);
+    // In place each step swaps two vectors: half the steps on a CPU, so 8 each
+    // and five groups a run; a GPU's steps stay.
+    let swap = cpu.in_place(5, Tuning::Cpu);
+    assert_eq!((swap.steps, swap.interleave, swap.per_row), (8, 8, 40));
+    let gpu_swap = runs(300, false).in_place(5, Tuning::Gpu);
+    assert_eq!((gpu_swap.steps, gpu_swap.per_row), (4, 96));
     // 100 vectors: a group of 16 each would idle; 8 each cover 64.
     let mid = runs(100, true);
     assert_eq!((mid.steps, mid.interleave, mid.per_row), (8, 8, 16));
@@ -281,4 +289,54 @@ fn the_general_kernels_multiply_in_64_bits_on_a_gpu_that_has_them() {
         int64: false,
         ..GPU
     }));
+}
+
+#[test]
+fn where_64_bit_words_move_slower_only_the_kernels_that_compute_keep_them() {
+    let host = Profile {
+        moves_64: false,
+        ..CPU
+    };
+    // Lengths per element of the other dimensions, or per lane of the outermost
+    // where `runs`.
+    let bits = |data_type: DataType, sizes: &[u32], axis: u32, in_place: bool| {
+        let tensor = TensorDesc::new(data_type, sizes);
+        let mut length_sizes = sizes.to_vec();
+        length_sizes[axis as usize] = 1;
+        let mut lengths = TensorDesc::new(DataType::Uint32, &length_sizes);
+        if sizes.len() == 3 {
+            lengths = lengths.with_strides(&[1, 0, 0]);
+        }
+        let desc = ReverseSubsequences::new(tensor.clone(), lengths, tensor, axis);
+        let (layout, bytes) = (Layout::canonical(&desc), data_type.size_in_bytes());
+        let p = match in_place {
+            true => Plan::in_place(&layout, bytes, &host),
+            false => Plan::new(&layout, bytes, desc.output.min_size_in_bytes(), &host),
+        };
+        (p.variant(), p.fields().access_bits)
+    };
+    // Kernels that only move words: runs, and rows and gathers of 8- and
+    // 16-byte elements, out of place and in.
+    for in_place in [false, true] {
+        let runs = bits(DataType::Uint8, &[4, 64, 256], 1, in_place);
+        assert_eq!(runs, (Variant::Runs, 32));
+        let gathers = bits(DataType::Complex128, &[100, 64], 0, in_place);
+        assert_eq!(gathers, (Variant::Gather, 32));
+    }
+    let wide_rows = bits(DataType::Float64, &[100, 64], 1, false);
+    assert_eq!(wide_rows, (Variant::Rows, 32));
+    // Kernels that shift and mask words: rows of narrower elements, every row in
+    // place, and columns.
+    assert_eq!(
+        bits(DataType::Float32, &[100, 64], 1, false),
+        (Variant::Rows, 64)
+    );
+    assert_eq!(
+        bits(DataType::Float64, &[100, 64], 1, true),
+        (Variant::Rows, 64)
+    );
+    for in_place in [false, true] {
+        let columns = bits(DataType::Uint8, &[64, 256], 0, in_place);
+        assert_eq!(columns, (Variant::Columns, 64));
+    }
 }

@@ -6,12 +6,15 @@
 //! adapter runs a SIMD group's invocations in vector channels, pays for each
 //! invocation's prologue, and runs every memory access whose address differs by
 //! invocation as a loop over the group: there an invocation takes several vectors,
-//! reusing what it loaded, and moves them as 64-bit words where it can. The numbers
-//! behind each choice are in `docs/` (one file per kernel family). The kernels and
-//! the windowing take these choices as data; none makes one of its own.
+//! reusing what it loaded, and loads and stores 64-bit words where its host's CPU
+//! gains by them (`host.rs`). The numbers behind each choice are in `docs/` (one
+//! file per kernel family). The kernels and the windowing take these choices as
+//! data; none makes one of its own.
 
+mod host;
 mod pairs;
 
+pub(crate) use host::moves_64_bit_words;
 pub(crate) use pairs::{walks_lanes, walks_pairs};
 
 /// What the plan tunes the vector kernels for: how much work one invocation takes.
@@ -46,6 +49,9 @@ pub(crate) struct Profile {
     pub(crate) tuning: Tuning,
     /// The device has `SHADER_INT64`.
     pub(crate) int64: bool,
+    /// 64-bit words move faster than 32-bit ones on the CPU a CPU adapter runs
+    /// on ([`moves_64_bit_words`]); a GPU ignores it.
+    pub(crate) moves_64: bool,
 }
 
 impl Profile {
@@ -168,6 +174,17 @@ pub(crate) fn swap_slots(tuning: Tuning, pairs: u32) -> u32 {
     }
 }
 
+/// Vectors of each run a `runs` invocation swaps in place at each position, for
+/// a plan whose invocations copy `steps` out of place (`runs/swap.wgsl`): on a
+/// CPU adapter half as many, since each step loads and stores two vectors,
+/// so that an invocation holds as many as a copy's does; on a GPU as many.
+pub(crate) fn swap_steps(tuning: Tuning, steps: u32) -> u32 {
+    match tuning {
+        Tuning::Cpu => (steps / 2).max(1),
+        Tuning::Gpu => steps,
+    }
+}
+
 /// Positions of a front group an invocation walks in place across windows
 /// (`general/across.wgsl`), where a lane's positions fall in `groups`
 /// groups and each group pairs with every group after it: on a CPU adapter as
@@ -243,6 +260,18 @@ pub(crate) fn access_bits(profile: &Profile, sizes: &[u32]) -> u32 {
         64
     } else {
         32
+    }
+}
+
+/// The access size, in bits, of a kernel that only moves its words, never
+/// computing on them (`runs`, `rows` of 8- and 16-byte elements, `gather` of
+/// them, the staging copy): as [`access_bits`] where the host moves 64-bit
+/// words faster, else 32. Kernels that shift and mask their words take
+/// [`access_bits`] on every host: half the arithmetic outweighs the moves.
+pub(crate) fn move_bits(profile: &Profile, sizes: &[u32]) -> u32 {
+    match profile.moves_64 {
+        true => access_bits(profile, sizes),
+        false => 32,
     }
 }
 

@@ -125,8 +125,14 @@ fn runs_share_one_length_along_their_inner_dimension() {
             TensorDesc::new(DataType::Int64, &[1, 4, 16]).with_strides(&[0, 1, 0]),
             0,
         );
-        for tuning in [Tuning::Cpu, Tuning::Gpu] {
-            let gpu = gpu().with_tuning(tuning);
+        // A CPU adapter's runs on 64-bit words and on 32-bit ones, whichever its
+        // host moves faster.
+        for (tuning, moves) in [
+            (Tuning::Cpu, true),
+            (Tuning::Cpu, false),
+            (Tuning::Gpu, true),
+        ] {
+            let gpu = gpu().with_tuning(tuning).with_64_bit_moves(moves);
             let variant = gpu.compile_in_place(&d).unwrap().variant();
             assert_eq!(variant, Variant::Runs, "{d:?} under {tuning:?}");
             check_on(&gpu, &mut rng, &d, true);
@@ -551,11 +557,18 @@ fn rows_walked_from_both_ends_match_the_reference_at_every_length() {
 #[test]
 fn per_element_columns_match_the_reference_at_every_length() {
     let mut rng = Rng::new(60);
-    for (tuning, data_type) in [Tuning::Cpu, Tuning::Gpu]
+    // A CPU adapter's on 64-bit words and 32-bit ones where the kernel only moves
+    // them (`gather` of 8- and 16-byte elements).
+    let profiles = [
+        (Tuning::Cpu, true),
+        (Tuning::Cpu, false),
+        (Tuning::Gpu, true),
+    ];
+    for ((tuning, moves), data_type) in profiles
         .into_iter()
         .flat_map(|t| DataType::ALL.into_iter().map(move |d| (t, d)))
     {
-        let tuned = gpu().with_tuning(tuning);
+        let tuned = gpu().with_tuning(tuning).with_64_bit_moves(moves);
         let per_vector = 16 / data_type.size_in_bytes().min(16);
         for (sizes, axis) in [
             (vec![13, per_vector * 5], 0),

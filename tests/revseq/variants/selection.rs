@@ -112,8 +112,10 @@ fn each_layout_selects_its_variant() {
 fn vector_kernels_move_64_bit_words_on_a_cpu_adapter_whose_device_has_them() {
     // `Gpu::new` asks for SHADER_INT64 where the adapter offers it (lavapipe's
     // Vulkan does; wgpu's GL backend and WebGPU do not). There `Runs` and `Rows` on
-    // 16-byte vectors, `Columns`, and `Gather` of 8- and 16-byte elements move
-    // 64-bit words; a device without it, and the GPU tuning, move 32-bit ones. Same
+    // 16-byte vectors, `Columns`, and `Gather` of 8- and 16-byte elements load and
+    // store 64-bit words, those that only move them (`Runs`, 8- and 16-byte `Rows`,
+    // `Gather`) where the host moves them faster (`Gpu::with_64_bit_moves` sets
+    // both); a device without it, and the GPU tuning, move 32-bit ones. Same
     // results required.
     let int64 = gpu()
         .device()
@@ -124,7 +126,11 @@ fn vector_kernels_move_64_bit_words_on_a_cpu_adapter_whose_device_has_them() {
         .device()
         .features()
         .contains(wgpu::Features::SHADER_INT64));
-    eprintln!("64-bit words on the default device: {int64}");
+    let cpu = gpu().tuning() == Tuning::Cpu;
+    eprintln!(
+        "64-bit words on the default device: {int64}; moved as such by default on this host: {}",
+        gpu().moves_64_bit_words()
+    );
     let mut rng = Rng::new(29);
     for data_type in WIDTHS {
         let w = data_type.size_in_bytes();
@@ -185,10 +191,15 @@ fn vector_kernels_move_64_bit_words_on_a_cpu_adapter_whose_device_has_them() {
                 cases.push((d, Variant::Rows, false));
             }
             for (d, variant, vectors) in cases {
-                let key = check_on(gpu(), &mut rng, &d, variant);
-                let wide = vectors && int64 && gpu().tuning() == Tuning::Cpu;
-                assert_eq!(key.access_bits, if wide { 64 } else { 32 }, "{key:?}");
-                assert_eq!(key.vector_bytes, if vectors { 16 } else { 4 });
+                // Rows of 1- to 4-byte elements shift bytes across their words;
+                // runs and wider rows only move them.
+                let computes = variant == Variant::Rows && w < 8;
+                for moves in [true, false] {
+                    let key = check_on(&gpu().with_64_bit_moves(moves), &mut rng, &d, variant);
+                    let wide = vectors && int64 && cpu && (computes || moves);
+                    assert_eq!(key.access_bits, if wide { 64 } else { 32 }, "{key:?}");
+                    assert_eq!(key.vector_bytes, if vectors { 16 } else { 4 });
+                }
                 let key = check_on(&plain, &mut rng, &d, variant);
                 assert_eq!(key.access_bits, 32, "{key:?}");
                 let key = check_on(&gpu().with_tuning(Tuning::Gpu), &mut rng, &d, variant);
@@ -196,20 +207,22 @@ fn vector_kernels_move_64_bit_words_on_a_cpu_adapter_whose_device_has_them() {
             }
         }
         // Lengths per element (`per_element`: `Columns` along up to 64 positions,
-        // past them `Gather`); 64-bit words on a CPU for
-        // columns of every width and 8- and 16-byte gathers.
+        // past them `Gather`); 64-bit words on a CPU for columns of every width,
+        // which compute on them, and 8- and 16-byte gathers, which move them.
         let short = desc(data_type, &[9, 3 * v], 0, DataType::Uint32, None);
         let long = desc(data_type, &[70, 3 * v], 0, DataType::Int64, None);
-        let cpu = gpu().tuning() == Tuning::Cpu;
         let tuned = gpu().with_tuning(Tuning::Gpu);
-        for (d, n, wide) in [(&short, 9, true), (&long, 70, w >= 8)] {
+        for (d, n) in [(&short, 9), (&long, 70)] {
             let variant = per_element(data_type, n, true);
-            let key = check_on(gpu(), &mut rng, d, variant);
-            assert_eq!(
-                key.access_bits,
-                if wide && int64 && cpu { 64 } else { 32 },
-                "{key:?}"
-            );
+            for moves in [true, false] {
+                let key = check_on(&gpu().with_64_bit_moves(moves), &mut rng, d, variant);
+                let words = match variant {
+                    Variant::Columns => true,
+                    _ => w >= 8 && moves,
+                };
+                let wide = words && int64 && cpu;
+                assert_eq!(key.access_bits, if wide { 64 } else { 32 }, "{key:?}");
+            }
             assert_eq!(check_on(&plain, &mut rng, d, variant).access_bits, 32);
             assert_eq!(check_on(&tuned, &mut rng, d, variant).access_bits, 32);
         }
