@@ -66,12 +66,18 @@ fn staged_per_element_pieces_of_ragged_runs_keep_the_fast_variant() {
 
 /// Buffers bound at an offset among canaries, without copy usages and with
 /// them: every layout that stages copies its segments with its copy kernel
-/// through storage bindings, or on a CPU adapter whose buffers allow it with
-/// buffer copies, and writes nothing outside the output tensor.
+/// through storage bindings (on a CPU adapter of 64-bit words and of 32-bit
+/// ones, whichever its host moves faster), or on a CPU adapter whose buffers
+/// allow it with buffer copies, and writes nothing outside the output tensor.
 #[test]
 fn staged_layouts_record_on_storage_only_buffers_and_with_copy_usages() {
-    for tuning in [Tuning::Cpu, Tuning::Gpu] {
-        let gpu = small_windows().with_tuning(tuning);
+    let profiles = [
+        (Tuning::Cpu, true),
+        (Tuning::Cpu, false),
+        (Tuning::Gpu, true),
+    ];
+    for (tuning, moves) in profiles {
+        let gpu = small_windows().with_tuning(tuning).with_64_bit_moves(moves);
         for data_type in [DataType::Uint8, DataType::Float16, DataType::Float32] {
             let mut staged = ragged_per_element(data_type, 24);
             staged.extend(ragged_per_element(data_type, 70));
