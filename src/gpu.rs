@@ -11,8 +11,7 @@ use crate::pipeline::PipelineCache;
 #[cfg(not(target_arch = "wasm32"))]
 use crate::scope::block_on;
 use crate::submission::default_submission_bytes;
-use crate::tuning::Tuning;
-use crate::tuning::{self, Profile};
+use crate::tuning::{self, Profile, Tuning};
 
 /// A wgpu device and queue with this crate's layouts and pipeline cache.
 /// Cheap to clone; clones share the cache.
