@@ -33,6 +33,15 @@ struct Inner {
     submission_bytes: Option<u64>,
 }
 
+/// What a [`Gpu`] is made with beside its device: what the `with_` clones change.
+struct Settings {
+    tuning: Tuning,
+    /// Whether kernels that only move words move 64-bit ones where allowed.
+    moves_64: bool,
+    max_binding: u64,
+    submission_bytes: Option<u64>,
+}
+
 /// The wgpu objects a [`Gpu`] owns, dropped under the device's lock.
 struct Objects {
     device: wgpu::Device,
@@ -130,18 +139,13 @@ impl Gpu {
     /// # }
     /// ```
     pub fn from_wgpu(device: wgpu::Device, queue: wgpu::Queue) -> Gpu {
-        let tuning = Tuning::for_adapter(&device.adapter_info());
-        let max_binding = device.limits().max_storage_buffer_binding_size;
-        let submission_bytes = default_submission_bytes(&device.adapter_info());
-        let moves_64 = tuning::moves_64_bit_words();
-        Gpu::with_device(
-            device,
-            queue,
-            tuning,
-            moves_64,
-            max_binding,
-            submission_bytes,
-        )
+        let settings = Settings {
+            tuning: Tuning::for_adapter(&device.adapter_info()),
+            moves_64: tuning::moves_64_bit_words(),
+            max_binding: device.limits().max_storage_buffer_binding_size,
+            submission_bytes: default_submission_bytes(&device.adapter_info()),
+        };
+        Gpu::with_device(device, queue, settings)
     }
 
     /// The same device and queue with the plan tuned for `tuning`, for an adapter
@@ -149,15 +153,7 @@ impl Gpu {
     /// two. Results are identical; the clone has its own pipeline cache.
     #[cfg(feature = "lab")]
     pub fn with_tuning(&self, tuning: Tuning) -> Gpu {
-        let inner = &self.inner;
-        Gpu::with_device(
-            inner.objects.device.clone(),
-            inner.objects.queue.clone(),
-            tuning,
-            inner.profile.moves_64,
-            inner.max_binding,
-            inner.submission_bytes,
-        )
+        self.clone_with(|s| s.tuning = tuning)
     }
 
     /// The same device and queue, its kernels that only move words (`runs`,
@@ -168,15 +164,7 @@ impl Gpu {
     /// cache.
     #[cfg(feature = "lab")]
     pub fn with_64_bit_moves(&self, moves: bool) -> Gpu {
-        let inner = &self.inner;
-        Gpu::with_device(
-            inner.objects.device.clone(),
-            inner.objects.queue.clone(),
-            inner.profile.tuning,
-            moves,
-            inner.max_binding,
-            inner.submission_bytes,
-        )
+        self.clone_with(|s| s.moves_64 = moves)
     }
 
     /// The same device and queue, binding at most `bytes` of a buffer at a time:
@@ -185,22 +173,8 @@ impl Gpu {
     /// whole dispatches on one device, or keeping bindings small. `bytes` above the
     /// device's limit changes nothing; the clone has its own pipeline cache.
     pub fn with_max_binding(&self, bytes: u64) -> Gpu {
-        let inner = &self.inner;
-        let max_binding = bytes.min(
-            inner
-                .objects
-                .device
-                .limits()
-                .max_storage_buffer_binding_size,
-        );
-        Gpu::with_device(
-            inner.objects.device.clone(),
-            inner.objects.queue.clone(),
-            inner.profile.tuning,
-            inner.profile.moves_64,
-            max_binding,
-            inner.submission_bytes,
-        )
+        let limit = self.device().limits().max_storage_buffer_binding_size;
+        self.clone_with(|s| s.max_binding = bytes.min(limit))
     }
 
     /// The same device and queue, with revseq's own runs ([`CompiledReverse::run`](crate::CompiledReverse::run)
@@ -212,15 +186,7 @@ impl Gpu {
     /// while a submission runs, and `None` elsewhere (`docs/gl.md`). `record` is
     /// not affected; the clone has its own pipeline cache.
     pub fn with_submission_bytes(&self, bytes: Option<u64>) -> Gpu {
-        let inner = &self.inner;
-        Gpu::with_device(
-            inner.objects.device.clone(),
-            inner.objects.queue.clone(),
-            inner.profile.tuning,
-            inner.profile.moves_64,
-            inner.max_binding,
-            bytes.map(|b| b.max(4) & !3),
-        )
+        self.clone_with(|s| s.submission_bytes = bytes.map(|b| b.max(4) & !3))
     }
 
     /// The most work one of revseq's own submissions carries, where bounded
@@ -247,14 +213,28 @@ impl Gpu {
         self.inner.profile.moves_64
     }
 
-    fn with_device(
-        device: wgpu::Device,
-        queue: wgpu::Queue,
-        tuning: Tuning,
-        moves_64: bool,
-        max_binding: u64,
-        submission_bytes: Option<u64>,
-    ) -> Gpu {
+    /// The same device and queue under `change`d settings, with its own
+    /// pipeline cache: what every `with_` clone makes.
+    fn clone_with(&self, change: impl FnOnce(&mut Settings)) -> Gpu {
+        let inner = &self.inner;
+        let mut settings = Settings {
+            tuning: inner.profile.tuning,
+            moves_64: inner.profile.moves_64,
+            max_binding: inner.max_binding,
+            submission_bytes: inner.submission_bytes,
+        };
+        change(&mut settings);
+        let objects = &inner.objects;
+        Gpu::with_device(objects.device.clone(), objects.queue.clone(), settings)
+    }
+
+    fn with_device(device: wgpu::Device, queue: wgpu::Queue, settings: Settings) -> Gpu {
+        let Settings {
+            tuning,
+            moves_64,
+            max_binding,
+            submission_bytes,
+        } = settings;
         let lock = DeviceLock::of(&device);
         let (bind_group_layout, pipeline_layout) = bindings::layouts(&device, false, false);
         let writable_input = bindings::layouts(&device, false, true);

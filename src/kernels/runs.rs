@@ -51,7 +51,7 @@ pub(super) fn plan(layout: &Layout, element_bytes: u32, profile: &Profile) -> Op
         .into_iter()
         .find(|&steps| steps > 0 && vecs >= interleave * steps)
         .map_or((alone, 1), |steps| (steps, interleave));
-    let per_row = vecs.div_ceil(steps * interleave) * interleave;
+    let per_row = per_run(vecs, steps, interleave);
     Some(Plan {
         vector,
         steps,
@@ -65,6 +65,12 @@ pub(super) fn plan(layout: &Layout, element_bytes: u32, profile: &Profile) -> Op
     })
 }
 
+/// Invocations a run of `vecs` vectors takes, `steps` each, in teams of
+/// `interleave`: whole teams.
+fn per_run(vecs: u32, steps: u32, interleave: u32) -> u32 {
+    vecs.div_ceil(steps * interleave) * interleave
+}
+
 impl Plan {
     /// The plan in place on an axis of `positions` (`shaders/runs/swap.wgsl`):
     /// each lane's invocations swap its vectors, over the slots of positions the
@@ -72,7 +78,7 @@ impl Plan {
     pub(super) fn in_place(self, positions: u32, tuning: Tuning) -> Plan {
         let slots = tuning::swap_slots(tuning, positions / 2);
         let steps = tuning::swap_steps(tuning, self.steps);
-        let per_row = self.vector.vecs.div_ceil(steps * self.interleave) * self.interleave;
+        let per_row = per_run(self.vector.vecs, steps, self.interleave);
         let invocations = self.lanes(positions) * u64::from(slots * per_row);
         Plan {
             steps,
@@ -105,7 +111,7 @@ impl Plan {
             true => {
                 let vecs = self.vector.vecs;
                 let interleave = tuning::lane_walk_interleave(tuning, self.interleave, vecs);
-                let per_row = vecs.div_ceil(self.steps * interleave) * interleave;
+                let per_row = per_run(vecs, self.steps, interleave);
                 let shares = self.vector.lines * u64::from(per_row);
                 let grid = u64::from(tuning::pair_invocations(tuning));
                 Plan {
