@@ -51,9 +51,10 @@ pub(super) fn plan(layout: &Layout, element_bytes: u32, profile: &Profile) -> Op
     // Rows of 8- and 16-byte elements only move whole words; narrower ones
     // shift bytes across them.
     let sizes = vectors_in_64(element_bytes, vector.bytes);
-    let access_bits = match element_bytes >= 8 {
-        true => tuning::move_bits(profile, sizes),
-        false => tuning::access_bits(profile, sizes),
+    let access_bits = if element_bytes >= 8 {
+        tuning::move_bits(profile, sizes)
+    } else {
+        tuning::access_bits(profile, sizes)
     };
     Some(Plan {
         vector,

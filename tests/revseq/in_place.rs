@@ -10,7 +10,7 @@ use revseq::{
 use wgpu::util::DeviceExt;
 
 use crate::strided::strides_in_order;
-use crate::support::{gpu, interesting_lengths, length_bytes, Rng, LENGTH_TYPES};
+use crate::support::{gpu, interesting_lengths, length_bytes, tunings, Rng, LENGTH_TYPES};
 
 /// Lengths for every slot of `desc`'s lengths tensor, from the values that test
 /// the clamp, or where `uniform`, uniform in `[0, n]`.
@@ -125,14 +125,7 @@ fn runs_share_one_length_along_their_inner_dimension() {
             TensorDesc::new(DataType::Int64, &[1, 4, 16]).with_strides(&[0, 1, 0]),
             0,
         );
-        // A CPU adapter's runs on 64-bit words and on 32-bit ones, whichever its
-        // host moves faster.
-        for (tuning, moves) in [
-            (Tuning::Cpu, true),
-            (Tuning::Cpu, false),
-            (Tuning::Gpu, true),
-        ] {
-            let gpu = gpu().with_tuning(tuning).with_64_bit_moves(moves);
+        for (tuning, gpu) in tunings(gpu()) {
             let variant = gpu.compile_in_place(&d).unwrap().variant();
             assert_eq!(variant, Variant::Runs, "{d:?} under {tuning:?}");
             check_on(&gpu, &mut rng, &d, true);
@@ -557,18 +550,11 @@ fn rows_walked_from_both_ends_match_the_reference_at_every_length() {
 #[test]
 fn per_element_columns_match_the_reference_at_every_length() {
     let mut rng = Rng::new(60);
-    // A CPU adapter's on 64-bit words and 32-bit ones where the kernel only moves
-    // them (`gather` of 8- and 16-byte elements).
-    let profiles = [
-        (Tuning::Cpu, true),
-        (Tuning::Cpu, false),
-        (Tuning::Gpu, true),
-    ];
-    for ((tuning, moves), data_type) in profiles
+    // `gather` of 8- and 16-byte elements only moves its words.
+    for ((tuning, tuned), data_type) in tunings(gpu())
         .into_iter()
-        .flat_map(|t| DataType::ALL.into_iter().map(move |d| (t, d)))
+        .flat_map(|t| DataType::ALL.into_iter().map(move |d| (t.clone(), d)))
     {
-        let tuned = gpu().with_tuning(tuning).with_64_bit_moves(moves);
         let per_vector = 16 / data_type.size_in_bytes().min(16);
         for (sizes, axis) in [
             (vec![13, per_vector * 5], 0),

@@ -4,7 +4,7 @@
 use std::io::Write;
 use std::sync::OnceLock;
 
-use revseq::{reference, DataType, Gpu, ReverseSubsequences, Variant};
+use revseq::{reference, DataType, Gpu, ReverseSubsequences, Tuning, Variant};
 
 /// The adapter every GPU test runs on. Without one the tests fail, saying how to
 /// get one; the adapter's name goes to stderr past the test harness's capture.
@@ -106,6 +106,18 @@ pub(crate) fn interesting_lengths(data_type: DataType, n: u32) -> Vec<i128> {
     }
     values.retain(|&v| v >= 0 || data_type == DataType::Int32 || data_type == DataType::Int64);
     values
+}
+
+/// `gpu` under every plan an adapter may run: a CPU adapter's on 64-bit words
+/// and on 32-bit ones where kernels only move them (whichever its host moves
+/// faster is the default), and a GPU's.
+pub(crate) fn tunings(gpu: &Gpu) -> [(Tuning, Gpu); 3] {
+    [
+        (Tuning::Cpu, true),
+        (Tuning::Cpu, false),
+        (Tuning::Gpu, true),
+    ]
+    .map(|(tuning, moves)| (tuning, gpu.with_tuning(tuning).with_64_bit_moves(moves)))
 }
 
 /// Little-endian bytes of `value` as `data_type` (a length type).

@@ -4,6 +4,7 @@
 use revseq::{DataType, Tuning, Variant, Walk};
 
 use crate::record::{run_at_offset_on, run_at_offset_with};
+use crate::support::tunings;
 
 use super::{
     assert_linear, check, check_on, outermost_spanning, packed, ragged_per_element, small_windows,
@@ -71,13 +72,7 @@ fn staged_per_element_pieces_of_ragged_runs_keep_the_fast_variant() {
 /// allow it with buffer copies, and writes nothing outside the output tensor.
 #[test]
 fn staged_layouts_record_on_storage_only_buffers_and_with_copy_usages() {
-    let profiles = [
-        (Tuning::Cpu, true),
-        (Tuning::Cpu, false),
-        (Tuning::Gpu, true),
-    ];
-    for (tuning, moves) in profiles {
-        let gpu = small_windows().with_tuning(tuning).with_64_bit_moves(moves);
+    for (tuning, gpu) in tunings(small_windows()) {
         for data_type in [DataType::Uint8, DataType::Float16, DataType::Float32] {
             let mut staged = ragged_per_element(data_type, 24);
             staged.extend(ragged_per_element(data_type, 70));
