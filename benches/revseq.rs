@@ -19,13 +19,22 @@
 //!   (`benches/support/in_place.rs`), with lengths uniform in `[0, n]` and all
 //!   `n`, timed beside the copy kernel and the out-of-place operator (past one
 //!   binding, the variant reads `family×pieces`; a layout whose lanes pass one
-//!   binding prints why it is refused);
+//!   binding prints why it is refused); `--with-in-place`: the table, then that,
+//!   one JSON;
+//! - `--candidates`: beside each row's variant (marked `*`), every other kernel
+//!   family that can serve it, forced through the laboratory, verified and timed
+//!   in the same rounds (`benches/support/candidates.rs`); in place too;
+//! - `--padded`: the ONNX layouts also with the lengths of a sorted padded batch
+//!   (three quarters of the lanes full, the rest falling to a quarter), after the
+//!   table (outside its geometric mean) and as a third row in place;
 //! - `--gpu-model`: instead of timing, every row (and rows that need the general
 //!   kernels) under the SIMT model of memory traffic, from the trace build of the
 //!   real kernels (`benches/support/gpu_model.rs`).
 
 #[path = "support/bench.rs"]
 mod bench;
+#[path = "support/candidates.rs"]
+mod candidates;
 #[path = "support/cli.rs"]
 mod cli;
 #[path = "support/gpu_model.rs"]
@@ -45,6 +54,7 @@ mod yardstick;
 
 use bench::{geomean, Bench};
 use cli::{args, mib};
+use layouts::Lengths;
 use rows::{print_header, table, write_json};
 use windows::{sweep, windowed_rows};
 
@@ -52,6 +62,9 @@ fn main() {
     let args = args();
     let mut bench = Bench::new();
     bench.storage_only = args.storage_only;
+    if args.candidates {
+        bench.forced = candidates::forced_devices(&bench.gpu);
+    }
     let info = bench.gpu.adapter_info();
     println!(
         "adapter: {} ({:?}, {:?}, {} {})",
@@ -88,7 +101,11 @@ fn main() {
          both moving the same bytes in the same run (GB/s: medians over rounds of 25 ms batches); t/kernel, t/buffer = the median over rounds of the operator's time ÷ the copy's in the same round; off = rounds whose copy kernel ran more than 25% off its median; words = bits per word the operator loads and stores\n"
     );
     if args.in_place {
-        if !in_place::in_place_table(&bench, &args, bytes, copy) {
+        let (verified, rows) = in_place::in_place_table(&bench, &args, bytes, copy);
+        if let Some(path) = &args.json {
+            write_json(path, &info, bench.copy_kernels[copy].0, &[], &[], &rows);
+        }
+        if !verified {
             eprintln!("some rows differ from the reference");
             std::process::exit(1);
         }
@@ -97,15 +114,29 @@ fn main() {
     print_header();
     let rows = table(&bench, &args, bytes, copy);
     let windowed = windowed_rows(&bench, &args, bytes);
-    if let Some(path) = &args.json {
-        write_json(path, &info, bench.copy_kernels[copy].0, &rows, &windowed);
-    }
+    let spread = || rows.iter().filter(|r| r.lengths == Lengths::Spread);
     println!(
         "\ngeometric mean of the operator's time ÷ the copy kernel's: {:.2}×, ÷ copy_buffer_to_buffer's: {:.2}×",
-        geomean(rows.iter().map(|r| r.per_copy_kernel)),
-        geomean(rows.iter().map(|r| r.per_copy_buffer))
+        geomean(spread().map(|r| r.per_copy_kernel)),
+        geomean(spread().map(|r| r.per_copy_buffer))
     );
-    if rows.iter().any(|r| !r.verified) || windowed.iter().any(|r| !r.verified) {
+    let (in_place_verified, in_place_rows) = match args.with_in_place {
+        true => {
+            println!("\nin place:");
+            in_place::in_place_table(&bench, &args, bytes, copy)
+        }
+        false => (true, Vec::new()),
+    };
+    if let Some(path) = &args.json {
+        let copy = bench.copy_kernels[copy].0;
+        write_json(path, &info, copy, &rows, &windowed, &in_place_rows);
+    }
+    let candidates_verified = rows.iter().flat_map(|r| &r.candidates).all(|c| c.verified);
+    if rows.iter().any(|r| !r.verified)
+        || windowed.iter().any(|r| !r.verified)
+        || !candidates_verified
+        || !in_place_verified
+    {
         eprintln!("some rows differ from the reference");
         std::process::exit(1);
     }

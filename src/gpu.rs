@@ -7,6 +7,7 @@ use crate::adapter::adapter_from_env;
 use crate::bindings;
 use crate::device_lock::{DeviceLock, Held};
 use crate::error::Error;
+use crate::kernels::Variant;
 use crate::pipeline::PipelineCache;
 #[cfg(not(target_arch = "wasm32"))]
 use crate::scope::block_on;
@@ -40,6 +41,7 @@ struct Settings {
     moves_64: bool,
     max_binding: u64,
     submission_bytes: Option<u64>,
+    forced: Option<Variant>,
 }
 
 /// The wgpu objects a [`Gpu`] owns, dropped under the device's lock.
@@ -144,6 +146,7 @@ impl Gpu {
             moves_64: tuning::moves_64_bit_words(),
             max_binding: device.limits().max_storage_buffer_binding_size,
             submission_bytes: default_submission_bytes(&device.adapter_info()),
+            forced: None,
         };
         Gpu::with_device(device, queue, settings)
     }
@@ -165,6 +168,18 @@ impl Gpu {
     #[cfg(feature = "lab")]
     pub fn with_64_bit_moves(&self, moves: bool) -> Gpu {
         self.clone_with(|s| s.moves_64 = moves)
+    }
+
+    /// The same device and queue, its plans taking `variant` wherever that family
+    /// can serve the layout (in place too), and the tuning's choice elsewhere;
+    /// `None` restores the tuning's choice everywhere. For timing every family
+    /// that can serve a layout beside the one the tuning picks: compare
+    /// [`CompiledReverse::variant`](crate::CompiledReverse::variant) with
+    /// `variant` to see whether it could. Results are identical; the clone has its
+    /// own pipeline cache.
+    #[cfg(feature = "lab")]
+    pub fn with_variant(&self, variant: Option<Variant>) -> Gpu {
+        self.clone_with(|s| s.forced = variant)
     }
 
     /// The same device and queue, binding at most `bytes` of a buffer at a time:
@@ -222,6 +237,7 @@ impl Gpu {
             moves_64: inner.profile.moves_64,
             max_binding: inner.max_binding,
             submission_bytes: inner.submission_bytes,
+            forced: inner.profile.forced,
         };
         change(&mut settings);
         let objects = &inner.objects;
@@ -234,6 +250,7 @@ impl Gpu {
             moves_64,
             max_binding,
             submission_bytes,
+            forced,
         } = settings;
         let lock = DeviceLock::of(&device);
         let (bind_group_layout, pipeline_layout) = bindings::layouts(&device, false, false);
@@ -242,6 +259,7 @@ impl Gpu {
             tuning,
             int64: device.features().contains(wgpu::Features::SHADER_INT64),
             moves_64,
+            forced,
         };
         Gpu {
             inner: Arc::new(Inner {

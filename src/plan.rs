@@ -297,6 +297,7 @@ mod tests {
                 tuning,
                 int64: true,
                 moves_64: true,
+                forced: None,
             },
             window: 128 << 20,
             align: 256,

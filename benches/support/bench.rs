@@ -1,5 +1,7 @@
 //! The benchmark's device, buffers and clocks: batches timed by the device's
 //! timestamps where it has them, in rounds that alternate what they compare.
+use std::cell::RefCell;
+use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 use revseq::Gpu;
@@ -21,6 +23,12 @@ pub(crate) struct Bench {
     /// `--storage-only`: the operator's tensors without copy usages (the output
     /// `COPY_SRC` alone, to read it back).
     pub(crate) storage_only: bool,
+    /// `--candidates`: a device for each family, forced to it
+    /// (`candidates::forced_devices`); empty without.
+    pub(crate) forced: Vec<(revseq::Variant, Gpu)>,
+    /// The copies' source and destination ([`Bench::copy_buffers`]), of the
+    /// size they were last made for.
+    copies: RefCell<Option<(u64, Rc<[wgpu::Buffer; 2]>)>>,
 }
 
 /// Without a login session's `XDG_RUNTIME_DIR` (a container, a CI runner), Mesa's
@@ -58,6 +66,27 @@ impl Bench {
             copy_layout,
             copy_kernels,
             storage_only: false,
+            forced: Vec::new(),
+            copies: RefCell::new(None),
+        }
+    }
+
+    /// A source and a destination of `bytes` for the copies each row is timed
+    /// beside: made once for a size, and kept while rows keep it (every row of
+    /// the table moves the same bytes).
+    pub(crate) fn copy_buffers(&self, bytes: u64) -> Rc<[wgpu::Buffer; 2]> {
+        let mut copies = self.copies.borrow_mut();
+        match &*copies {
+            Some((size, buffers)) if *size == bytes => buffers.clone(),
+            _ => {
+                *copies = None; // the old pair goes before the new one is made
+                let buffers = Rc::new([
+                    self.storage(&vec![1; bytes as usize]),
+                    self.storage(&vec![0; bytes as usize]),
+                ]);
+                *copies = Some((bytes, buffers.clone()));
+                buffers
+            }
         }
     }
 

@@ -19,6 +19,14 @@ pub(crate) struct Args {
     pub(crate) gpu_model: bool,
     /// `--in-place`: the operator in place (`benches/support/in_place.rs`).
     pub(crate) in_place: bool,
+    /// `--with-in-place`: the table, then the operator in place, one JSON.
+    pub(crate) with_in_place: bool,
+    /// `--candidates`: every family that can serve a row, timed beside the
+    /// tuning's choice (`benches/support/candidates.rs`).
+    pub(crate) candidates: bool,
+    /// `--padded`: the ONNX layouts also with the lengths of sorted padded
+    /// batches ([`Lengths::Padded`](crate::layouts::Lengths)).
+    pub(crate) padded: bool,
     pub(crate) layouts: Vec<String>,
     pub(crate) widths: Vec<u32>,
 }
@@ -48,6 +56,9 @@ pub(crate) fn args() -> Args {
         storage_only: false,
         gpu_model: false,
         in_place: false,
+        with_in_place: false,
+        candidates: false,
+        padded: false,
         layouts: Vec::new(),
         widths: Vec::new(),
     };
@@ -69,6 +80,9 @@ pub(crate) fn args() -> Args {
             "--storage-only" => args.storage_only = true,
             "--gpu-model" => args.gpu_model = true,
             "--in-place" => args.in_place = true,
+            "--with-in-place" => args.with_in_place = true,
+            "--candidates" => args.candidates = true,
+            "--padded" => args.padded = true,
             "--layout" => args.layouts.push(it.next().expect("--layout NAME")),
             "--width" => args.widths.push(
                 it.next()

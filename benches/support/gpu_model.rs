@@ -13,8 +13,7 @@ use revseq::{reference, Gpu, ReverseInPlace, ReverseSubsequences, Tuning};
 
 use crate::bench::Bench;
 use crate::cli::Args;
-use crate::in_place::lengths as in_place_lengths;
-use crate::layouts::{descriptor, host_tensors, LAYOUTS};
+use crate::layouts::{descriptor, host_tensors, Lengths, LAYOUTS};
 
 /// Workgroups a trace records, about: spread over the whole dispatch.
 const SAMPLED_WORKGROUPS: u32 = 48;
@@ -364,13 +363,15 @@ pub(crate) fn run(bench: &Bench, args: &Args, info: &wgpu::AdapterInfo) {
             .filter(|l| args.wants_layout(l))
         {
             let desc = descriptor(layout, data_type, elements);
-            let (input, lengths) = host_tensors(&desc);
             let row = match args.in_place {
                 true => {
-                    let lengths = in_place_lengths(&desc, false);
+                    let (input, lengths) = host_tensors(&desc, Lengths::Uniform);
                     model_in_place_row(&bench.gpu, layout, &desc, &input, &lengths)
                 }
-                false => model_row(&bench.gpu, layout, &desc, &input, &lengths),
+                false => {
+                    let (input, lengths) = host_tensors(&desc, Lengths::Spread);
+                    model_row(&bench.gpu, layout, &desc, &input, &lengths)
+                }
             };
             let target = match (row.targets(), row.meets()) {
                 (Some((loads, stores)), Some(meets)) => format!(

@@ -2,30 +2,16 @@
 //! reference's in-place twin, then timed beside the copy kernel moving the whole
 //! tensor and the out-of-place operator on the same tensor, in the same rounds;
 //! lengths uniform in `[0, n]` (about half the axis reversed on average) and all
-//! `n` (every element moved).
-use revseq::{reference, DataType, ReverseInPlace, ReverseSubsequences};
+//! `n` (every element moved), with `--padded` also a sorted padded batch's for
+//! the ONNX layouts; with `--candidates`, every other family that can serve the
+//! row in place, in the same rounds.
+use revseq::{reference, CompiledInPlace, ReverseInPlace, ReverseSubsequences};
 
 use crate::bench::{median, Bench, Record};
+use crate::candidates;
 use crate::cli::Args;
-use crate::layouts::{descriptor, host_tensors, Rng, LAYOUTS};
-
-/// Lengths for every slot of `desc`'s lengths tensor: uniform in `[0, n]`, or
-/// `n` where `full`.
-pub(crate) fn lengths(desc: &ReverseSubsequences, full: bool) -> Vec<u8> {
-    let mut rng = Rng(0x9E37_79B9_7F4A_7C15 ^ desc.input.element_count());
-    let length_type = desc.sequence_lengths.data_type();
-    let n = u64::from(desc.input.sizes()[desc.axis as usize]);
-    let slots = desc.sequence_lengths.min_size_in_bytes() / u64::from(length_type.size_in_bytes());
-    (0..slots)
-        .flat_map(|_| {
-            let value = if full { n } else { rng.next() % (n + 1) };
-            match length_type {
-                DataType::Int64 | DataType::Uint64 => value.to_le_bytes().to_vec(),
-                _ => (value as u32).to_le_bytes().to_vec(),
-            }
-        })
-        .collect()
-}
+use crate::layouts::{descriptor, host_input, is_onnx, Lengths, LAYOUTS};
+use crate::rows::{candidates_json, Candidate};
 
 /// The share of the tensor's elements a reversal in place moves: both elements of
 /// each lane's `⌊L / 2⌋` pairs, over the tensor (each length serving the lanes
@@ -46,36 +32,55 @@ fn fill(desc: &ReverseSubsequences, lengths: &[u8]) -> f64 {
     (moved * (lanes / slots)) as f64 / desc.input.element_count() as f64
 }
 
+/// A row in place: the tuning's choice against the copy kernel and the
+/// out-of-place operator, and the other families that can serve it.
+struct Row {
+    fill: f64,
+    per_copy_kernel: f64,
+    per_out_of_place: f64,
+    copy_kernel_gbps: f64,
+    verified: bool,
+    candidates: Vec<Candidate>,
+}
+
 /// One row: in place, verified, then its time ÷ the copy kernel's and ÷ the
 /// out-of-place operator's, medians over rounds; and the copy kernel's GB/s.
 fn row(
     bench: &Bench,
     desc: &ReverseSubsequences,
-    full: bool,
+    compiled: &CompiledInPlace,
+    (tensor_bytes, length_bytes): (&[u8], &[u8]),
     copy: usize,
     seconds: f64,
-) -> [f64; 4] {
-    let in_place =
-        ReverseInPlace::new(desc.input.clone(), desc.sequence_lengths.clone(), desc.axis);
-    let compiled = bench
-        .gpu
-        .compile_in_place(&in_place)
-        .expect("compile in place");
-    let (tensor_bytes, _) = host_tensors(desc);
-    let length_bytes = lengths(desc, full);
-    let tensor = bench.storage(&tensor_bytes);
-    let lengths = bench.storage(&length_bytes);
-    let op = |encoder: &mut wgpu::CommandEncoder| {
-        compiled
-            .record(
-                encoder,
-                tensor.as_entire_buffer_binding(),
-                lengths.as_entire_buffer_binding(),
-            )
-            .expect("record in place")
-    };
-    let verified = verify(bench, &op, &tensor, &in_place, &tensor_bytes, &length_bytes);
-
+) -> Row {
+    let in_place = compiled.descriptor();
+    let others = candidates::others(
+        &bench.forced,
+        compiled.variant(),
+        |gpu| {
+            gpu.compile_in_place(in_place)
+                .expect("compile a candidate in place")
+        },
+        CompiledInPlace::variant,
+    );
+    let all: Vec<&CompiledInPlace> = std::iter::once(compiled).chain(&others).collect();
+    let tensor = bench.storage(tensor_bytes);
+    let lengths = bench.storage(length_bytes);
+    let ops: Vec<Box<Record>> = all
+        .iter()
+        .map(|compiled| {
+            let (tensor, lengths) = (&tensor, &lengths);
+            Box::new(move |encoder: &mut wgpu::CommandEncoder| {
+                compiled
+                    .record(
+                        encoder,
+                        tensor.as_entire_buffer_binding(),
+                        lengths.as_entire_buffer_binding(),
+                    )
+                    .expect("record in place")
+            }) as Box<Record>
+        })
+        .collect();
     let out_of_place = bench.gpu.compile(desc).expect("compile");
     let out_bytes = desc.output.min_size_in_bytes().next_multiple_of(4) as usize;
     let output = bench.storage(&vec![0; out_bytes]);
@@ -90,34 +95,67 @@ fn row(
             .expect("record")
     };
     let bytes = desc.input.element_count() * u64::from(desc.input.data_type().size_in_bytes());
-    let copy_src = bench.storage(&vec![1; bytes as usize]);
-    let copy_dst = bench.storage(&vec![0; bytes as usize]);
+    let copies = bench.copy_buffers(bytes);
+    let [copy_src, copy_dst] = &*copies;
     let copy_kernel = |encoder: &mut wgpu::CommandEncoder| {
-        bench.copy_kernel(copy, &copy_src, &copy_dst, bytes, encoder)
+        bench.copy_kernel(copy, copy_src, copy_dst, bytes, encoder)
     };
-    let runs: [&Record; 3] = [&op, &copy_kernel, &operator];
-    let rounds = bench.time_rounds(seconds, &runs);
+    let mut runs: Vec<&Record> = ops.iter().map(|op| &**op).collect();
+    runs.extend([&copy_kernel as &Record, &operator]);
+    // The host computes the reference while the device times the row; each op
+    // is verified after, from the tensor's starting bytes.
+    let (rounds, expected) = std::thread::scope(|scope| {
+        let expected = scope.spawn(|| {
+            let mut expected = tensor_bytes.to_vec();
+            reference::reverse_in_place_bytes(in_place, &mut expected, length_bytes)
+                .expect("reference");
+            expected
+        });
+        let rounds = bench.time_rounds(seconds, &runs);
+        (rounds, expected.join().expect("the reference"))
+    });
+    let verified: Vec<bool> = ops
+        .iter()
+        .map(|op| verify(bench, op, &tensor, tensor_bytes, &expected))
+        .collect();
+    drop(expected);
+    let [kernel_rounds, operator_rounds] = [&rounds[ops.len()], &rounds[ops.len() + 1]];
     let per_round =
-        |other: &[f64]| median(rounds[0].iter().zip(other).map(|(a, b)| a / b).collect());
-    let kernel_gbps = bytes as f64 / median(rounds[1].clone()) / 1e9;
-    [
-        per_round(&rounds[1]),
-        per_round(&rounds[2]),
-        kernel_gbps,
-        f64::from(u8::from(verified)),
-    ]
+        |op: &[f64], other: &[f64]| median(op.iter().zip(other).map(|(a, b)| a / b).collect());
+    let gbps = |rounds: &[f64]| bytes as f64 / median(rounds.to_vec()) / 1e9;
+    let candidates = all
+        .iter()
+        .zip(&rounds)
+        .zip(&verified)
+        .skip(1)
+        .map(|((c, times), &verified)| Candidate {
+            variant: c.variant().name(),
+            word_bits: c.key().access_bits,
+            op_gbps: gbps(times),
+            per_copy_kernel: per_round(times, kernel_rounds),
+            verified,
+        })
+        .collect();
+    Row {
+        fill: fill(desc, length_bytes),
+        per_copy_kernel: per_round(&rounds[0], kernel_rounds),
+        per_out_of_place: per_round(&rounds[0], operator_rounds),
+        copy_kernel_gbps: gbps(kernel_rounds),
+        verified: verified[0],
+        candidates,
+    }
 }
 
-/// Runs `op` once on `tensor`, which holds `start`, and compares it with the
-/// reference's in-place twin on `start`.
+/// Writes `start` into `tensor`, runs `op` once on it and compares it with
+/// `expected`, the reference's in-place twin on `start`.
 fn verify(
     bench: &Bench,
     op: &Record,
     tensor: &wgpu::Buffer,
-    desc: &ReverseInPlace,
     start: &[u8],
-    lengths: &[u8],
+    expected: &[u8],
 ) -> bool {
+    bench.gpu.queue().write_buffer(tensor, 0, start);
     let mut encoder = bench
         .gpu
         .device()
@@ -125,14 +163,17 @@ fn verify(
     op(&mut encoder);
     bench.gpu.queue().submit([encoder.finish()]);
     let actual = bench.read_back(tensor);
-    let mut expected = start.to_vec();
-    reference::reverse_in_place_bytes(desc, &mut expected, lengths).expect("reference");
     actual[..expected.len()] == expected[..]
 }
 
 /// Every width and layout of `args` in place at `bytes`, printed as it comes;
-/// whether every row matched the reference.
-pub(crate) fn in_place_table(bench: &Bench, args: &Args, bytes: u64, copy: usize) -> bool {
+/// whether every row matched the reference, and each row as JSON.
+pub(crate) fn in_place_table(
+    bench: &Bench,
+    args: &Args,
+    bytes: u64,
+    copy: usize,
+) -> (bool, Vec<String>) {
     println!(
         "{:>5} {:<16} {:<6} {:>5} {:>20} {:>10} {:>11} {:>9} {:>12}  verified",
         "width",
@@ -146,45 +187,75 @@ pub(crate) fn in_place_table(bench: &Bench, args: &Args, bytes: u64, copy: usize
         "t/out-of-place"
     );
     let mut all = true;
+    let mut json = Vec::new();
     for data_type in args.widths() {
-        let elements = (bytes / u64::from(data_type.size_in_bytes())) as u32;
+        let width = data_type.size_in_bytes();
+        let elements = (bytes / u64::from(width)) as u32;
         for layout in LAYOUTS.into_iter().filter(|l| args.wants_layout(l)) {
             let desc = descriptor(layout, data_type, elements);
             let in_place =
                 ReverseInPlace::new(desc.input.clone(), desc.sequence_lengths.clone(), desc.axis);
             let compiled = match bench.gpu.compile_in_place(&in_place) {
                 Err(error @ revseq::Error::InPlaceTooLarge { .. }) => {
-                    println!(
-                        "{:>4}B {layout:<16} refused: {error}",
-                        data_type.size_in_bytes()
-                    );
+                    println!("{width:>4}B {layout:<16} refused: {error}");
                     continue;
                 }
                 compiled => compiled.expect("compile in place"),
             };
+            let mark = if bench.forced.is_empty() { "" } else { "*" };
             let variant = match compiled.dispatch_count() {
-                1 => compiled.variant().name().to_string(),
-                pieces => format!("{}×{pieces}", compiled.variant().name()),
+                1 => format!("{}{mark}", compiled.variant().name()),
+                pieces => format!("{}×{pieces}{mark}", compiled.variant().name()),
             };
-            for full in [false, true] {
-                let [kernel, operator, gbps, verified] =
-                    row(bench, &desc, full, copy, args.seconds);
-                all &= verified == 1.0;
+            let mut sets = vec![Lengths::Uniform, Lengths::Full];
+            if args.padded && is_onnx(layout) {
+                sets.push(Lengths::Padded);
+            }
+            // One input for every set of lengths: 256 MiB of it take the host
+            // most of a second.
+            let (tensor_bytes, rng) = host_input(&desc);
+            for lengths in sets {
+                let length_bytes = lengths.bytes(&desc, &mut rng.clone());
+                let tensors = (&tensor_bytes[..], &length_bytes[..]);
+                let r = row(bench, &desc, &compiled, tensors, copy, args.seconds);
+                all &= r.verified && r.candidates.iter().all(|c| c.verified);
+                let sizes = format!("{:?} ({})", desc.input.sizes(), desc.axis);
                 println!(
-                    "{:>4}B {:<16} {:<6} {:>5.2} {:>20} {:>10} {:>11.2} {:>8.2}× {:>11.2}×  {}",
-                    data_type.size_in_bytes(),
-                    layout,
-                    if full { "n" } else { "U[0,n]" },
-                    fill(&desc, &lengths(&desc, full)),
-                    format!("{:?} ({})", desc.input.sizes(), desc.axis),
-                    variant,
-                    gbps,
-                    kernel,
-                    operator,
-                    if verified == 1.0 { "yes" } else { "NO" }
+                    "{width:>4}B {layout:<16} {:<6} {:>5.2} {sizes:>20} {variant:>10} {:>11.2} {:>8.2}× {:>11.2}×  {}",
+                    lengths.name(),
+                    r.fill,
+                    r.copy_kernel_gbps,
+                    r.per_copy_kernel,
+                    r.per_out_of_place,
+                    if r.verified { "yes" } else { "NO" }
                 );
+                for c in &r.candidates {
+                    println!(
+                        "{:>55} {:>10} {:>11} {:>8.2}× {:>12}  {}",
+                        "",
+                        c.variant,
+                        "",
+                        c.per_copy_kernel,
+                        "",
+                        if c.verified { "yes" } else { "NO" }
+                    );
+                }
+                json.push(format!(
+                    "    {{\"width\": {width}, \"layout\": \"{layout}\", \"lengths\": \"{}\", \"fill\": {:.4}, \"sizes\": {:?}, \"axis\": {}, \"variant\": \"{}\", \"dispatches\": {}, \"copy_kernel_gbps\": {:.4}, \"time_per_copy_kernel\": {:.4}, \"time_per_out_of_place\": {:.4}, \"verified\": {}, \"candidates\": {}}}",
+                    lengths.name(),
+                    r.fill,
+                    desc.input.sizes(),
+                    desc.axis,
+                    compiled.variant().name(),
+                    compiled.dispatch_count(),
+                    r.copy_kernel_gbps,
+                    r.per_copy_kernel,
+                    r.per_out_of_place,
+                    r.verified,
+                    candidates_json(&r.candidates)
+                ));
             }
         }
     }
-    all
+    (all, json)
 }

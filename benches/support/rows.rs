@@ -5,8 +5,9 @@ use std::fmt::Write as _;
 use revseq::{reference, CompiledReverse, ReverseSubsequences};
 
 use crate::bench::{median, off_rounds, Bench, Record};
+use crate::candidates;
 use crate::cli::Args;
-use crate::layouts::{descriptor, host_tensors, LAYOUTS};
+use crate::layouts::{descriptor, host_tensors, is_onnx, Lengths, LAYOUTS};
 use crate::windows::WindowedRow;
 use crate::yardstick::CopyKernel;
 
@@ -14,6 +15,7 @@ use crate::yardstick::CopyKernel;
 pub(crate) struct Row {
     pub(crate) width: u32,
     pub(crate) layout: String,
+    pub(crate) lengths: Lengths,
     pub(crate) sizes: Vec<u32>,
     pub(crate) axis: u32,
     pub(crate) variant: &'static str,
@@ -28,6 +30,19 @@ pub(crate) struct Row {
     /// Rounds whose copy-kernel time was more than 25% off its median, of all.
     pub(crate) off_rounds: [usize; 2],
     pub(crate) verified: bool,
+    /// `--candidates`: the other families that can serve the row, timed in the
+    /// same rounds.
+    pub(crate) candidates: Vec<Candidate>,
+}
+
+/// A family timed beside the tuning's choice, in the same rounds.
+pub(crate) struct Candidate {
+    pub(crate) variant: &'static str,
+    pub(crate) word_bits: u32,
+    pub(crate) op_gbps: f64,
+    /// The median over rounds of its time ÷ the copy kernel's in the round.
+    pub(crate) per_copy_kernel: f64,
+    pub(crate) verified: bool,
 }
 
 /// Device tensors and the host bytes they were filled from.
@@ -40,9 +55,9 @@ pub(crate) struct Prepared {
 }
 
 impl Bench {
-    /// Device tensors for `desc`, filled the same way every run.
-    pub(crate) fn prepare(&self, desc: &ReverseSubsequences) -> Prepared {
-        let (input_bytes, length_bytes) = host_tensors(desc);
+    /// Device tensors for `desc` with `lengths`, filled the same way every run.
+    pub(crate) fn prepare(&self, desc: &ReverseSubsequences, lengths: Lengths) -> Prepared {
+        let (input_bytes, length_bytes) = host_tensors(desc, lengths);
         let out_size = desc.output.min_size_in_bytes();
         let output = vec![0; out_size.next_multiple_of(4) as usize];
         let [input, output] = match self.storage_only {
@@ -78,13 +93,13 @@ impl Bench {
         }
     }
 
-    /// Runs `op` once and compares the output with the reference's.
-    pub(crate) fn verify(
-        &self,
-        desc: &ReverseSubsequences,
-        tensors: &Prepared,
-        op: &Record,
-    ) -> bool {
+    /// The reference's output for `desc` on `tensors`.
+    pub(crate) fn expected(&self, desc: &ReverseSubsequences, tensors: &Prepared) -> Vec<u8> {
+        expected(desc, &tensors.input_bytes, &tensors.length_bytes)
+    }
+
+    /// Runs `op` once and compares the output with `expected`, the reference's.
+    pub(crate) fn verify(&self, tensors: &Prepared, op: &Record, expected: &[u8]) -> bool {
         let mut encoder = self
             .gpu
             .device()
@@ -100,64 +115,104 @@ impl Bench {
         op(&mut encoder);
         self.gpu.queue().submit([encoder.finish()]);
         let actual = self.read_back(&tensors.output);
-        let mut expected = vec![0u8; desc.output.min_size_in_bytes() as usize];
-        reference::reverse_subsequences_bytes(
-            desc,
-            &tensors.input_bytes,
-            &tensors.length_bytes,
-            &mut expected,
-        )
-        .expect("reference");
         actual[..expected.len()] == expected[..]
     }
 
-    /// Verifies `desc` against the reference, then times it beside both copies.
+    /// Verifies `desc` with `lengths` against the reference, then times it beside
+    /// both copies; with `--candidates`, every other family that can serve it
+    /// too, verified and timed in the same rounds.
     pub(crate) fn row(
         &self,
         layout: &str,
         desc: &ReverseSubsequences,
+        lengths: Lengths,
         copy: usize,
         seconds: f64,
     ) -> Row {
         let compiled: CompiledReverse = self.gpu.compile(desc).expect("compile");
-        let tensors = self.prepare(desc);
-        let op = Self::op(&compiled, &tensors);
-        let verified = self.verify(desc, &tensors, &op);
+        let others = candidates::others(
+            &self.forced,
+            compiled.variant(),
+            |gpu| gpu.compile(desc).expect("compile a candidate"),
+            CompiledReverse::variant,
+        );
+        let all: Vec<&CompiledReverse> = std::iter::once(&compiled).chain(&others).collect();
+        let tensors = self.prepare(desc, lengths);
+        let ops: Vec<Box<Record>> = all
+            .iter()
+            .map(|c| Box::new(Self::op(c, &tensors)) as Box<Record>)
+            .collect();
 
         // Both copies move the tensor's element bytes, densely.
         let bytes =
             desc.output.element_count() * u64::from(desc.output.data_type().size_in_bytes());
-        let copy_src = self.storage(&vec![1; bytes as usize]);
-        let copy_dst = self.storage(&vec![0; bytes as usize]);
+        let copies = self.copy_buffers(bytes);
+        let [copy_src, copy_dst] = &*copies;
         let copy_kernel = |encoder: &mut wgpu::CommandEncoder| {
-            self.copy_kernel(copy, &copy_src, &copy_dst, bytes, encoder)
+            self.copy_kernel(copy, copy_src, copy_dst, bytes, encoder)
         };
         let copy_buffer = |encoder: &mut wgpu::CommandEncoder| {
-            encoder.copy_buffer_to_buffer(&copy_src, 0, &copy_dst, 0, bytes)
+            encoder.copy_buffer_to_buffer(copy_src, 0, copy_dst, 0, bytes)
         };
-        let rounds = self.time_rounds(seconds, &[&op, &copy_kernel, &copy_buffer]);
-        let times: Vec<f64> = rounds.iter().cloned().map(median).collect();
-        let gbps = |t: f64| bytes as f64 / t / 1e9;
+        let mut runs: Vec<&Record> = ops.iter().map(|op| &**op).collect();
+        runs.extend([&copy_kernel as &Record, &copy_buffer]);
+        // The host computes the reference while the device times the row; each
+        // op is verified after.
+        let (input, length_bytes) = (&tensors.input_bytes, &tensors.length_bytes);
+        let (rounds, expected) = std::thread::scope(|scope| {
+            let expected = scope.spawn(|| expected(desc, input, length_bytes));
+            let rounds = self.time_rounds(seconds, &runs);
+            (rounds, expected.join().expect("the reference"))
+        });
+        let verified: Vec<bool> = ops
+            .iter()
+            .map(|op| self.verify(&tensors, op, &expected))
+            .collect();
+        drop(expected);
+        let [kernel_rounds, buffer_rounds] = [&rounds[ops.len()], &rounds[ops.len() + 1]];
+        let gbps = |rounds: &[f64]| bytes as f64 / median(rounds.to_vec()) / 1e9;
         // Each round's ratio, taken within the round: the machine's speed drifts
         // between rounds (another tenant shares the cores) more than within one.
         let per_round =
-            |copy: &[f64]| median(rounds[0].iter().zip(copy).map(|(op, c)| op / c).collect());
+            |op: &[f64], copy: &[f64]| median(op.iter().zip(copy).map(|(op, c)| op / c).collect());
+        let candidates = all
+            .iter()
+            .zip(&rounds)
+            .zip(&verified)
+            .skip(1)
+            .map(|((c, times), &verified)| Candidate {
+                variant: c.variant().name(),
+                word_bits: c.key().access_bits,
+                op_gbps: gbps(times),
+                per_copy_kernel: per_round(times, kernel_rounds),
+                verified,
+            })
+            .collect();
         Row {
             width: desc.input.data_type().size_in_bytes(),
             layout: layout.to_string(),
+            lengths,
             sizes: desc.input.sizes().to_vec(),
             axis: desc.axis,
             variant: compiled.variant().name(),
             word_bits: compiled.key().access_bits,
-            op_gbps: gbps(times[0]),
-            copy_kernel_gbps: gbps(times[1]),
-            copy_buffer_gbps: gbps(times[2]),
-            per_copy_kernel: per_round(&rounds[1]),
-            per_copy_buffer: per_round(&rounds[2]),
-            off_rounds: [off_rounds(&rounds[1]), rounds[1].len()],
-            verified,
+            op_gbps: gbps(&rounds[0]),
+            copy_kernel_gbps: gbps(kernel_rounds),
+            copy_buffer_gbps: gbps(buffer_rounds),
+            per_copy_kernel: per_round(&rounds[0], kernel_rounds),
+            per_copy_buffer: per_round(&rounds[0], buffer_rounds),
+            off_rounds: [off_rounds(kernel_rounds), kernel_rounds.len()],
+            verified: verified[0],
+            candidates,
         }
     }
+}
+
+/// The reference's output for `desc` on `input` and `lengths`.
+pub(crate) fn expected(desc: &ReverseSubsequences, input: &[u8], lengths: &[u8]) -> Vec<u8> {
+    let mut expected = vec![0u8; desc.output.min_size_in_bytes() as usize];
+    reference::reverse_subsequences_bytes(desc, input, lengths, &mut expected).expect("reference");
+    expected
 }
 
 pub(crate) fn print_header() {
@@ -178,12 +233,14 @@ pub(crate) fn print_header() {
 }
 
 pub(crate) fn print_row(row: &Row) {
+    // With candidates, the tuning's choice is marked.
+    let mark = if row.candidates.is_empty() { "" } else { "*" };
     println!(
         "{:>4}B {:<16} {:>20} {:<7} {:>5} {:>8.2} {:>8.2} {:>8.2} {:>8.2}× {:>8.2}× {:>6}  {}",
         row.width,
         row.layout,
         format!("{:?} ({})", row.sizes, row.axis),
-        row.variant,
+        format!("{}{mark}", row.variant),
         row.word_bits,
         row.op_gbps,
         row.copy_kernel_gbps,
@@ -193,79 +250,136 @@ pub(crate) fn print_row(row: &Row) {
         format!("{}/{}", row.off_rounds[0], row.off_rounds[1]),
         if row.verified { "yes" } else { "NO" }
     );
+    for c in &row.candidates {
+        println!(
+            "{:>43} {:<7} {:>5} {:>8.2} {:>8} {:>8} {:>8.2}× {:>9} {:>6}  {}",
+            "",
+            c.variant,
+            c.word_bits,
+            c.op_gbps,
+            "",
+            "",
+            c.per_copy_kernel,
+            "",
+            "",
+            if c.verified { "yes" } else { "NO" }
+        );
+    }
 }
 
+/// `s` as a JSON string.
+pub(crate) fn json_string(s: &str) -> String {
+    format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""))
+}
+
+/// `candidates` as a JSON array.
+pub(crate) fn candidates_json(candidates: &[Candidate]) -> String {
+    let items: Vec<String> = candidates
+        .iter()
+        .map(|c| {
+            format!(
+                "{{\"variant\": \"{}\", \"word_bits\": {}, \"op_gbps\": {:.4}, \"time_per_copy_kernel\": {:.4}, \"verified\": {}}}",
+                c.variant, c.word_bits, c.op_gbps, c.per_copy_kernel, c.verified
+            )
+        })
+        .collect();
+    format!("[{}]", items.join(", "))
+}
+
+/// The table's rows, the windowed rows and the in-place rows as one JSON
+/// document, with the adapter and the copy kernel they were timed beside.
 pub(crate) fn write_json(
     path: &str,
     adapter: &wgpu::AdapterInfo,
     copy: CopyKernel,
     rows: &[Row],
     windowed: &[WindowedRow],
+    in_place: &[String],
 ) {
-    let escape = |s: &str| s.replace('\\', "\\\\").replace('"', "\\\"");
     let mut json = String::new();
     let _ = write!(
         json,
-        "{{\n  \"adapter\": {{\"name\": \"{}\", \"backend\": \"{:?}\", \"device_type\": \"{:?}\", \"driver\": \"{}\", \"driver_info\": \"{}\"}},\n  \"copy_kernel_vectors_per_invocation\": {}, \"copy_kernel_interleaved_over\": {}, \"copy_kernel_word_bits\": {},\n  \"rows\": [\n",
-        escape(&adapter.name),
+        "{{\n  \"adapter\": {{\"name\": {}, \"backend\": \"{:?}\", \"device_type\": \"{:?}\", \"driver\": {}, \"driver_info\": {}}},\n  \"copy_kernel_vectors_per_invocation\": {}, \"copy_kernel_interleaved_over\": {}, \"copy_kernel_word_bits\": {},\n  \"rows\": [\n",
+        json_string(&adapter.name),
         adapter.backend,
         adapter.device_type,
-        escape(&adapter.driver),
-        escape(&adapter.driver_info),
+        json_string(&adapter.driver),
+        json_string(&adapter.driver_info),
         copy.steps,
         copy.lanes,
         copy.word_bits
     );
-    for (i, row) in rows.iter().enumerate() {
-        let _ = writeln!(
-            json,
-            "    {{\"width\": {}, \"layout\": \"{}\", \"sizes\": {:?}, \"axis\": {}, \"variant\": \"{}\", \"word_bits\": {}, \"op_gbps\": {:.4}, \"copy_kernel_gbps\": {:.4}, \"copy_buffer_gbps\": {:.4}, \"time_per_copy_kernel\": {:.4}, \"time_per_copy_buffer\": {:.4}, \"baseline_off_rounds\": {}, \"rounds\": {}, \"verified\": {}}}{}",
-            row.width,
-            row.layout,
-            row.sizes,
-            row.axis,
-            row.variant,
-            row.word_bits,
-            row.op_gbps,
-            row.copy_kernel_gbps,
-            row.copy_buffer_gbps,
-            row.per_copy_kernel,
-            row.per_copy_buffer,
-            row.off_rounds[0],
-            row.off_rounds[1],
-            row.verified,
-            if i + 1 < rows.len() { "," } else { "" }
-        );
-    }
-    json.push_str("  ],\n  \"windowed\": [\n");
-    for (i, row) in windowed.iter().enumerate() {
-        let _ = writeln!(
-            json,
-            "    {{\"width\": 4, \"layout\": \"{}\", \"variant\": \"{}\", \"dispatches\": {}, \"whole_gbps\": {:.4}, \"windowed_gbps\": {:.4}, \"verified\": {}}}{}",
-            row.layout,
-            row.variant,
-            row.dispatches,
-            row.whole_gbps,
-            row.windowed_gbps,
-            row.verified,
-            if i + 1 < windowed.len() { "," } else { "" }
-        );
-    }
-    json.push_str("  ]\n}\n");
+    let rows: Vec<String> = rows
+        .iter()
+        .map(|row| {
+            format!(
+                "    {{\"width\": {}, \"layout\": \"{}\", \"lengths\": \"{}\", \"sizes\": {:?}, \"axis\": {}, \"variant\": \"{}\", \"word_bits\": {}, \"op_gbps\": {:.4}, \"copy_kernel_gbps\": {:.4}, \"copy_buffer_gbps\": {:.4}, \"time_per_copy_kernel\": {:.4}, \"time_per_copy_buffer\": {:.4}, \"baseline_off_rounds\": {}, \"rounds\": {}, \"verified\": {}, \"candidates\": {}}}",
+                row.width,
+                row.layout,
+                row.lengths.name(),
+                row.sizes,
+                row.axis,
+                row.variant,
+                row.word_bits,
+                row.op_gbps,
+                row.copy_kernel_gbps,
+                row.copy_buffer_gbps,
+                row.per_copy_kernel,
+                row.per_copy_buffer,
+                row.off_rounds[0],
+                row.off_rounds[1],
+                row.verified,
+                candidates_json(&row.candidates)
+            )
+        })
+        .collect();
+    json.push_str(&rows.join(",\n"));
+    json.push_str("\n  ],\n  \"windowed\": [\n");
+    let windowed: Vec<String> = windowed
+        .iter()
+        .map(|row| {
+            format!(
+                "    {{\"width\": 4, \"layout\": \"{}\", \"variant\": \"{}\", \"dispatches\": {}, \"whole_gbps\": {:.4}, \"windowed_gbps\": {:.4}, \"verified\": {}}}",
+                row.layout,
+                row.variant,
+                row.dispatches,
+                row.whole_gbps,
+                row.windowed_gbps,
+                row.verified,
+            )
+        })
+        .collect();
+    json.push_str(&windowed.join(",\n"));
+    json.push_str("\n  ],\n  \"in_place\": [\n");
+    json.push_str(&in_place.join(",\n"));
+    json.push_str("\n  ]\n}\n");
     std::fs::write(path, json).unwrap_or_else(|e| panic!("writing {path}: {e}"));
 }
 
 /// Every width and layout of `args` at `bytes`, verified and timed beside copy
-/// kernel `copy`, each row printed as it comes.
+/// kernel `copy`, each row printed as it comes; with `--padded`, then the ONNX
+/// layouts with the lengths of sorted padded batches.
 pub(crate) fn table(bench: &Bench, args: &Args, bytes: u64, copy: usize) -> Vec<Row> {
     let mut rows = Vec::new();
-    for data_type in args.widths() {
-        let elements = (bytes / u64::from(data_type.size_in_bytes())) as u32;
-        for layout in LAYOUTS.into_iter().filter(|l| args.wants_layout(l)) {
-            let desc = descriptor(layout, data_type, elements);
-            let row = bench.row(layout, &desc, copy, args.seconds);
-            print_row(&row);
-            rows.push(row);
+    let mut sets = vec![Lengths::Spread];
+    if args.padded {
+        sets.push(Lengths::Padded);
+    }
+    for lengths in sets {
+        if lengths != Lengths::Spread {
+            println!("\nlengths of sorted padded batches ({})", lengths.name());
+        }
+        for data_type in args.widths() {
+            let elements = (bytes / u64::from(data_type.size_in_bytes())) as u32;
+            for layout in LAYOUTS.into_iter().filter(|l| args.wants_layout(l)) {
+                if lengths == Lengths::Padded && !is_onnx(layout) {
+                    continue;
+                }
+                let desc = descriptor(layout, data_type, elements);
+                let row = bench.row(layout, &desc, lengths, copy, args.seconds);
+                print_row(&row);
+                rows.push(row);
+            }
         }
     }
     rows

@@ -4,7 +4,7 @@ use revseq::{DataType, ReverseSubsequences};
 
 use crate::bench::{median, off_rounds, Bench};
 use crate::cli::Args;
-use crate::layouts::{descriptor, LAYOUTS};
+use crate::layouts::{descriptor, Lengths, LAYOUTS};
 
 /// A layout run whole and windowed, timed in the same run on the same device.
 pub(crate) struct WindowedRow {
@@ -32,9 +32,9 @@ impl Bench {
             .with_max_binding(window)
             .compile(desc)
             .expect("compile windowed");
-        let tensors = self.prepare(desc);
+        let tensors = self.prepare(desc, Lengths::Spread);
         let (whole_op, windowed_op) = (Self::op(&whole, &tensors), Self::op(&windowed, &tensors));
-        let verified = self.verify(desc, &tensors, &windowed_op);
+        let verified = self.verify(&tensors, &windowed_op, &self.expected(desc, &tensors));
         let times = self.time(seconds, &[&whole_op, &windowed_op]);
         let bytes =
             desc.output.element_count() * u64::from(desc.output.data_type().size_in_bytes());
@@ -135,16 +135,16 @@ pub(crate) fn sweep_rows(bench: &Bench, layout: &str, sizes: &[u64], seconds: f6
     let base_desc = descriptor(base_layout, DataType::Float32, (BASE / 4) as u32);
     let base = bench.gpu.compile(&base_desc).expect("compile");
     assert_eq!(base.dispatch_count(), 1, "64 MiB in one dispatch");
-    let base_tensors = bench.prepare(&base_desc);
+    let base_tensors = bench.prepare(&base_desc, Lengths::Spread);
     let base_op = Bench::op(&base, &base_tensors);
     let windowed_gpu = bench.gpu.with_max_binding(SWEEP_BINDING);
     let mut all_verified = true;
     for &size in sizes {
         let desc = descriptor(layout, DataType::Float32, (size / 4) as u32);
         let op = windowed_gpu.compile(&desc).expect("compile");
-        let tensors = bench.prepare(&desc);
+        let tensors = bench.prepare(&desc, Lengths::Spread);
         let record = Bench::op(&op, &tensors);
-        let verified = bench.verify(&desc, &tensors, &record);
+        let verified = bench.verify(&tensors, &record, &bench.expected(&desc, &tensors));
         all_verified &= verified;
         // The median of per-round ratios, each round's baseline timed beside it;
         // rounds whose baseline is off its median by more than 25% are counted.

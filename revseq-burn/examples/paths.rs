@@ -14,15 +14,50 @@
 //! Each round times every variant once (`REPS` operations chained, then
 //! `Device::sync`); it prints each variant's median and the median of the
 //! per-round ratios to its baseline.
+//!
+//! Options: `--shape B,T,F` (default `32,128,256`; the GPU kit takes a GPU's
+//! size), `--rounds N` (default 15), `--wgpu-only` (no CPU backend group: at a
+//! GPU's size it would take minutes).
 
 use std::time::Instant;
 
 use burn::tensor::{Device, DeviceKind, Int, Tensor, TensorData};
 use revseq_burn::{reverse_sequence, Error};
 
-const SHAPE: [usize; 3] = [32, 128, 256];
-const ROUNDS: usize = 15;
 const REPS: usize = 20;
+
+/// The command line.
+struct Args {
+    shape: [usize; 3],
+    rounds: usize,
+    wgpu_only: bool,
+}
+
+fn args() -> Args {
+    let mut args = Args {
+        shape: [32, 128, 256],
+        rounds: 15,
+        wgpu_only: false,
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(arg) = it.next() {
+        match arg.as_str() {
+            "--shape" => {
+                let sizes: Vec<usize> = it
+                    .next()
+                    .unwrap_or_default()
+                    .split(',')
+                    .map(|s| s.parse().expect("--shape B,T,F"))
+                    .collect();
+                args.shape = sizes.try_into().expect("--shape B,T,F");
+            }
+            "--rounds" => args.rounds = it.next().and_then(|v| v.parse().ok()).expect("--rounds N"),
+            "--wgpu-only" => args.wgpu_only = true,
+            _ => {}
+        }
+    }
+    args
+}
 
 type Op = Box<dyn Fn(Tensor<3>) -> Tensor<3>>;
 
@@ -34,6 +69,11 @@ struct Variant {
 }
 
 fn main() -> Result<(), Error> {
+    let Args {
+        shape,
+        rounds,
+        wgpu_only,
+    } = args();
     let kernels = revseq_burn::init()?;
     let info = revseq_burn::gpu(&kernels)?.adapter_info();
     println!(
@@ -49,9 +89,13 @@ fn main() -> Result<(), Error> {
     let portable = Device::wgpu(kind);
     let cpu = Device::flex();
 
-    let lengths: Vec<i64> = (0..SHAPE[0] as i64).map(|b| (b * 37 + 11) % 129).collect();
+    let [batch, time_steps] = [shape[0], shape[1]].map(|s| s as i64);
+    let lengths: Vec<i64> = (0..batch)
+        .map(|b| (b * 37 + 11) % (time_steps + 1))
+        .collect();
     let reverse = |device: &Device| -> Op {
-        let lengths = Tensor::<1, Int>::from_data(TensorData::new(lengths.clone(), [32]), device);
+        let lengths =
+            Tensor::<1, Int>::from_data(TensorData::new(lengths.clone(), [shape[0]]), device);
         Box::new(move |x| reverse_sequence(x, lengths.clone(), 0, 1).expect("valid arguments"))
     };
     let flip: fn(Tensor<3>) -> Tensor<3> = |x| x.flip([1]);
@@ -61,7 +105,7 @@ fn main() -> Result<(), Error> {
         Box::new(move |x| reverse(x) + 1.0)
     };
     // Groups: the first of each is the baseline of the others' ratios.
-    let groups: [Vec<(&'static str, Device, Op)>; 2] = [
+    let mut groups: Vec<Vec<(&'static str, Device, Op)>> = vec![
         vec![
             ("revseq's kernels", kernels.clone(), reverse(&kernels)),
             ("portable path", portable.clone(), reverse(&portable)),
@@ -73,28 +117,34 @@ fn main() -> Result<(), Error> {
             ("x + 1", cpu.clone(), Box::new(add)),
         ],
     ];
-    let mut groups = groups.map(|group| {
-        group
-            .into_iter()
-            .map(|(name, device, op)| Variant {
-                name,
-                device,
-                op,
-                times: Vec::new(),
-            })
-            .collect::<Vec<_>>()
-    });
-    for round in 0..=ROUNDS {
+    if wgpu_only {
+        groups.truncate(1);
+    }
+    let mut groups: Vec<Vec<Variant>> = groups
+        .into_iter()
+        .map(|group| {
+            group
+                .into_iter()
+                .map(|(name, device, op)| Variant {
+                    name,
+                    device,
+                    op,
+                    times: Vec::new(),
+                })
+                .collect()
+        })
+        .collect();
+    for round in 0..=rounds {
         for variant in groups.iter_mut().flatten() {
-            let seconds = time(variant);
+            let seconds = time(variant, shape);
             if round > 0 {
                 variant.times.push(seconds);
             }
         }
     }
 
-    let bytes = 2.0 * (SHAPE.iter().product::<usize>() * 4) as f64;
-    println!("{SHAPE:?} f32, {ROUNDS} rounds of {REPS} chained operations, medians");
+    let bytes = 2.0 * (shape.iter().product::<usize>() * 4) as f64;
+    println!("{shape:?} f32, {rounds} rounds of {REPS} chained operations, medians");
     for (group, title) in groups.iter().zip(["wgpu", "burn's CPU backend (flex)"]) {
         println!("{title}:");
         println!(
@@ -102,7 +152,7 @@ fn main() -> Result<(), Error> {
             "variant", "time", "GB/s", "÷ first"
         );
         for variant in group {
-            let ratios: Vec<f64> = (0..ROUNDS)
+            let ratios: Vec<f64> = (0..rounds)
                 .map(|r| variant.times[r] / group[0].times[r])
                 .collect();
             let t = median(&variant.times);
@@ -117,9 +167,10 @@ fn main() -> Result<(), Error> {
     }
     Ok(())
 }
+
 /// Seconds per operation: `REPS` of them chained on a fresh tensor, then a sync.
-fn time(variant: &Variant) -> f64 {
-    let x = Tensor::<3>::random(SHAPE, burn::tensor::Distribution::Default, &variant.device);
+fn time(variant: &Variant, shape: [usize; 3]) -> f64 {
+    let x = Tensor::<3>::random(shape, burn::tensor::Distribution::Default, &variant.device);
     variant.device.sync().expect("device sync");
     let start = Instant::now();
     let mut y = x;

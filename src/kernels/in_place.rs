@@ -1,37 +1,51 @@
 //! The in-place plans: which family reverses a layout in its own buffer, in one
 //! binding or across two windows of it (`docs/in-place.md`).
 
-use super::{columns, gather, general, rows, runs, Plan};
+use super::{columns, gather, general, reverses_rows, rows, runs, same_along_runs, Plan, Variant};
 use crate::layout::Layout;
 use crate::tuning::{self, Profile};
 
 impl Plan {
-    /// The in-place plan of `layout`: `runs` swapping whole runs where the
-    /// length is the same along the contiguous innermost dimension; `columns`
-    /// holding each vector column whole where the lengths change along it; on a
-    /// CPU adapter, rows walked from both ends and longer columns walked
-    /// (`gather`); else `general`'s, a pair of each lane an invocation.
+    /// The in-place plan of `layout`: the profile's forced family where it can
+    /// serve the layout; else `runs` swapping whole runs where the length is the
+    /// same along the contiguous innermost dimension; `columns` holding each
+    /// vector column whole where the lengths change along it; on a CPU adapter,
+    /// rows walked from both ends and longer columns walked (`gather`); else
+    /// `general`'s, a pair of each lane an invocation.
     pub(crate) fn in_place(layout: &Layout, element_bytes: u32, profile: &Profile) -> Plan {
-        let rank = layout.rank();
         let n = layout.dims[layout.axis].size;
-        let fast = if layout.axis + 1 == rank {
-            tuning::walks_rows_in_place(profile.tuning)
-                .then(|| rows::plan(layout, element_bytes, profile))
-                .flatten()
+        let rows = reverses_rows(layout);
+        let family = |variant| match variant {
+            Variant::Rows => rows::plan(layout, element_bytes, profile)
+                .filter(|_| rows)
                 .and_then(|p| p.in_place(profile))
-                .map(Plan::Rows)
-        } else if layout.dims[rank - 1].lengths == 0 {
-            runs::plan(layout, element_bytes, profile)
-                .map(|p| Plan::Runs(p.in_place(n, profile.tuning)))
+                .map(Plan::Rows),
+            Variant::Runs => runs::plan(layout, element_bytes, profile)
+                .filter(|_| !rows && same_along_runs(layout))
+                .map(|p| Plan::Runs(p.in_place(n, profile.tuning))),
+            Variant::Columns => columns::plan(layout, element_bytes, profile)
+                .filter(|_| !rows)
+                .map(|p| Plan::Columns(p.in_place())),
+            Variant::Gather => gather::in_place(layout, element_bytes, profile)
+                .filter(|_| !rows)
+                .map(Plan::Gather),
+            Variant::General => Some(Plan::general_in_place(layout, profile)),
+        };
+        if let Some(plan) = profile.forced.and_then(family) {
+            return plan;
+        }
+        let fast = if rows {
+            tuning::walks_rows_in_place(profile.tuning)
+                .then(|| family(Variant::Rows))
+                .flatten()
+        } else if same_along_runs(layout) {
+            family(Variant::Runs)
         } else {
-            columns::plan(layout, element_bytes, profile)
-                .map(|p| Plan::Columns(p.in_place()))
-                .or_else(|| {
-                    tuning::walks_columns_in_place(profile.tuning)
-                        .then(|| gather::in_place(layout, element_bytes, profile))
-                        .flatten()
-                        .map(Plan::Gather)
-                })
+            family(Variant::Columns).or_else(|| {
+                tuning::walks_columns_in_place(profile.tuning)
+                    .then(|| family(Variant::Gather))
+                    .flatten()
+            })
         };
         fast.unwrap_or_else(|| Plan::general_in_place(layout, profile))
     }

@@ -180,23 +180,39 @@ families! {
 
 impl Plan {
     /// The plan for `layout` of `element_bytes`-byte elements on `device`;
-    /// `output_bytes` is the size of the output binding it writes through.
+    /// `output_bytes` is the size of the output binding it writes through. The
+    /// profile's forced family where it can serve the layout, else the fast
+    /// family the layout calls for, else `general`.
     pub(crate) fn new(
         layout: &Layout,
         element_bytes: u32,
         output_bytes: u64,
         profile: &Profile,
     ) -> Plan {
-        let rank = layout.rank();
-        let inner = layout.dims[rank - 1];
-        let fast = if layout.axis == rank - 1 {
-            rows::plan(layout, element_bytes, profile).map(Plan::Rows)
-        } else if inner.lengths == 0 {
-            runs::plan(layout, element_bytes, profile).map(Plan::Runs)
+        let family = |variant| match variant {
+            Variant::Rows => rows::plan(layout, element_bytes, profile)
+                .filter(|_| reverses_rows(layout))
+                .map(Plan::Rows),
+            Variant::Runs => runs::plan(layout, element_bytes, profile)
+                .filter(|_| !reverses_rows(layout) && same_along_runs(layout))
+                .map(Plan::Runs),
+            Variant::Columns => columns::plan(layout, element_bytes, profile)
+                .filter(|_| !reverses_rows(layout))
+                .map(Plan::Columns),
+            Variant::Gather => gather::plan(layout, element_bytes, profile)
+                .filter(|_| !reverses_rows(layout))
+                .map(Plan::Gather),
+            Variant::General => Some(Plan::general(layout, element_bytes, output_bytes, profile)),
+        };
+        if let Some(plan) = profile.forced.and_then(family) {
+            return plan;
+        }
+        let fast = if reverses_rows(layout) {
+            family(Variant::Rows)
+        } else if same_along_runs(layout) {
+            family(Variant::Runs)
         } else {
-            columns::plan(layout, element_bytes, profile)
-                .map(Plan::Columns)
-                .or_else(|| gather::plan(layout, element_bytes, profile).map(Plan::Gather))
+            family(Variant::Columns).or_else(|| family(Variant::Gather))
         };
         fast.unwrap_or_else(|| Plan::general(layout, element_bytes, output_bytes, profile))
     }
@@ -263,6 +279,17 @@ impl Plan {
     pub(crate) fn write(&self, params: &mut Params) {
         self.family().write(params)
     }
+}
+
+/// Whether the reversed axis of `layout` is its innermost dimension: rows.
+fn reverses_rows(layout: &Layout) -> bool {
+    layout.axis + 1 == layout.rank()
+}
+
+/// Whether the length is the same along the innermost dimension of `layout`:
+/// whole runs move as one.
+fn same_along_runs(layout: &Layout) -> bool {
+    layout.dims[layout.rank() - 1].lengths == 0
 }
 
 /// The constants of the vector families that take them as they are: bytes per

@@ -11,11 +11,13 @@ const CPU: Profile = Profile {
     tuning: Tuning::Cpu,
     int64: true,
     moves_64: true,
+    forced: None,
 };
 const GPU: Profile = Profile {
     tuning: Tuning::Gpu,
     int64: true,
     moves_64: true,
+    forced: None,
 };
 
 fn device(cpu: bool) -> &'static Profile {

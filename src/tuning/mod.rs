@@ -14,6 +14,8 @@
 mod host;
 mod pairs;
 
+use crate::kernels::Variant;
+
 pub(crate) use host::moves_64_bit_words;
 pub(crate) use pairs::{walks_lanes, walks_pairs};
 
@@ -52,6 +54,11 @@ pub(crate) struct Profile {
     /// 64-bit words move faster than 32-bit ones on the CPU a CPU adapter runs
     /// on ([`moves_64_bit_words`]); a GPU ignores it.
     pub(crate) moves_64: bool,
+    /// The family the plan takes wherever it can serve the layout, in place of
+    /// the tuning's choice: `None` but in the laboratory
+    /// ([`Gpu::with_variant`](crate::Gpu::with_variant)), where the benchmark
+    /// times every candidate.
+    pub(crate) forced: Option<Variant>,
 }
 
 impl Profile {

@@ -33,7 +33,7 @@ fn lengths(rng: &mut Rng, desc: &ReverseInPlace, uniform: bool) -> Vec<u8> {
 /// Runs `desc` in place on `gpu` over a tensor of random bytes followed by 7
 /// canary bytes, and asserts that every byte equals the reference's in-place
 /// result, and that the tensor's elements equal the out-of-place operator's.
-fn check_on(gpu: &Gpu, rng: &mut Rng, desc: &ReverseInPlace, uniform: bool) {
+pub(crate) fn check_on(gpu: &Gpu, rng: &mut Rng, desc: &ReverseInPlace, uniform: bool) {
     let compiled = gpu
         .compile_in_place(desc)
         .unwrap_or_else(|e| panic!("compile failed for {desc:?}: {e}"));

@@ -1,9 +1,11 @@
 //! The plan's kernel variants, by what each file checks: which layouts select
-//! which variant (`selection`), every variant against the reference (`exact`),
+//! which variant (`selection`), every family a layout can run forced on it
+//! (`candidates`), every variant against the reference (`exact`),
 //! the boundaries of each fast path (`boundaries`), and large dispatches
 //! (`dispatches`). Here: the helpers they share.
 
 mod boundaries;
+mod candidates;
 mod dispatches;
 mod exact;
 mod selection;
