@@ -6,6 +6,7 @@ use crate::device_lock::Held;
 use crate::error::Error;
 use crate::gpu::Gpu;
 use crate::lost;
+use crate::scope::capture;
 
 impl Gpu {
     /// A buffer of `desc`, made and later dropped under the device's lock.
@@ -55,6 +56,21 @@ impl Gpu {
         self.device_lock().hold(|| {
             self.queue().submit(commands);
         });
+    }
+
+    /// `f`'s value, run inside revseq's error scopes (`src/scope.rs`), so that
+    /// nothing it asks of wgpu reaches the device's uncaptured-error handler:
+    /// where wgpu reported an error meanwhile, [`Error::DeviceLost`] on a lost
+    /// device, else the error ([`Error::OutOfMemory`], [`Error::Wgpu`]) naming
+    /// `context`.
+    pub(crate) async fn scoped<R>(
+        &self,
+        context: &'static str,
+        f: impl FnOnce() -> R,
+    ) -> Result<R, Error> {
+        capture(self.device(), context, f)
+            .await
+            .map_err(|error| self.lost_or(error, context))
     }
 
     /// `error` as [`Error::DeviceLost`] where the device is lost.

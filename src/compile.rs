@@ -15,7 +15,6 @@ use crate::launch::{into_launches, params_stride, uniform};
 use crate::operator::ReverseSubsequences;
 use crate::pipeline::Built;
 use crate::plan::{plan, plan_in_place, tensor_bytes, Planned, Target, PLACEHOLDER_BYTES};
-use crate::scope::capture;
 use crate::window::Dispatch;
 
 pub(crate) async fn compile(
@@ -98,22 +97,15 @@ async fn build(
 /// once, as the output, and a buffer may not be bound both read-only and
 /// writable in one dispatch.
 async fn placeholder(gpu: &Gpu) -> Result<Held<wgpu::Buffer>, Error> {
-    let device = gpu.device();
-    let lock = gpu.device_lock();
-    let context = "creating the in-place placeholder";
-    capture(device, context, || {
-        let buffer = lock.hold(|| {
-            device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("revseq::placeholder"),
-                size: PLACEHOLDER_BYTES,
-                usage: wgpu::BufferUsages::STORAGE,
-                mapped_at_creation: false,
-            })
-        });
-        Held::new(lock, buffer)
+    gpu.scoped("creating the in-place placeholder", || {
+        gpu.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("revseq::placeholder"),
+            size: PLACEHOLDER_BYTES,
+            usage: wgpu::BufferUsages::STORAGE,
+            mapped_at_creation: false,
+        })
     })
     .await
-    .map_err(|error| gpu.lost_or(error, context))
 }
 
 /// The scratch buffers staged dispatches run in: one for their input, one for
@@ -144,8 +136,7 @@ async fn scratch_buffers(
             mapped_at_creation: false,
         })
     };
-    let context = "creating the scratch buffers";
-    capture(device, context, || {
+    gpu.scoped("creating the scratch buffers", || {
         let buffers = lock.hold(|| {
             [
                 buffer("revseq::scratch_input", sizes[0]),
@@ -156,5 +147,4 @@ async fn scratch_buffers(
     })
     .await
     .map(Some)
-    .map_err(|error| gpu.lost_or(error, context))
 }

@@ -160,14 +160,23 @@ impl CompiledInPlace {
         }
         let [tensor_bytes, len_bytes, _] = inner.bytes.map(|b| b as usize);
         let copies = wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST;
-        let data = inner.upload("revseq::tensor", &tensor[..tensor_bytes], copies);
-        let lengths = inner.upload(
-            "revseq::sequence_lengths",
-            &sequence_lengths[..len_bytes],
-            wgpu::BufferUsages::STORAGE,
-        );
-        let readback = inner.readback(inner.binding_size(TensorRole::Tensor));
         let context = "running reverse_subsequences in place";
+        let (data, lengths, readback) = inner
+            .gpu
+            .scoped(context, || {
+                let data = inner.upload("revseq::tensor", &tensor[..tensor_bytes], copies);
+                let lengths = inner.upload(
+                    "revseq::sequence_lengths",
+                    &sequence_lengths[..len_bytes],
+                    wgpu::BufferUsages::STORAGE,
+                );
+                (
+                    data,
+                    lengths,
+                    inner.readback(inner.binding_size(TensorRole::Tensor)),
+                )
+            })
+            .await?;
         inner
             .execute(
                 [&self.placeholder, &lengths, &data],

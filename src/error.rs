@@ -354,7 +354,17 @@ pub enum Error {
         /// What the library was doing.
         context: &'static str,
     },
-    /// wgpu reported an error (validation, out of memory).
+    /// The device could not allocate what the library asked of it (a buffer,
+    /// a pipeline): wgpu's out-of-memory error. Smaller tensors, or fewer held
+    /// at once, may fit.
+    #[error("the device ran out of memory while {context}: {message}")]
+    OutOfMemory {
+        /// What the library was doing.
+        context: &'static str,
+        /// wgpu's message.
+        message: String,
+    },
+    /// wgpu reported an error (validation, internal).
     #[error("wgpu reported an error while {context}: {message}")]
     Wgpu {
         /// What the library was doing.

@@ -11,6 +11,7 @@ use crate::kernels::Variant;
 use crate::pipeline::PipelineCache;
 #[cfg(not(target_arch = "wasm32"))]
 use crate::scope::block_on;
+use crate::scope::Scope;
 use crate::submission::default_submission_bytes;
 use crate::tuning::{self, Profile, Tuning};
 
@@ -253,8 +254,12 @@ impl Gpu {
             forced,
         } = settings;
         let lock = DeviceLock::of(&device);
+        // In revseq's scopes, so that nothing reaches the device's handler; a
+        // layout wgpu could not make fails the first compile that uses it.
+        let scope = Scope::push(&device);
         let (bind_group_layout, pipeline_layout) = bindings::layouts(&device, false, false);
         let writable_input = bindings::layouts(&device, false, true);
+        drop(scope.pop("creating the bind group layouts"));
         let profile = Profile {
             tuning,
             int64: device.features().contains(wgpu::Features::SHADER_INT64),

@@ -7,6 +7,8 @@
 
 use crate::device_lock::DeviceLock;
 use crate::error::Error;
+#[cfg(not(target_arch = "wasm32"))]
+use crate::scope::{now_or_never, Scope};
 
 /// Whether `device` is lost. A buffer mapped at creation can be written at once on
 /// a live device; on a lost one wgpu makes it invalid and refuses the mapping.
@@ -15,10 +17,9 @@ use crate::error::Error;
 #[cfg(not(target_arch = "wasm32"))]
 pub(crate) fn is_lost(device: &wgpu::Device, lock: &DeviceLock) -> bool {
     lock.hold(|| {
-        // A scope of its own: an out-of-memory buffer is not a lost device, and
+        // Scopes of its own: an out-of-memory buffer is not a lost device, and
         // must not reach wgpu's default handler, which panics.
-        let memory = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
-        let validation = device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let scope = Scope::push(device);
         let probe = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("revseq::lost_probe"),
             size: 4,
@@ -26,9 +27,7 @@ pub(crate) fn is_lost(device: &wgpu::Device, lock: &DeviceLock) -> bool {
             mapped_at_creation: true,
         });
         let mapped = probe.get_mapped_range_mut(..).is_ok();
-        let reported = [validation.pop(), memory.pop()]
-            .into_iter()
-            .any(|error| matches!(crate::scope::now_or_never(error), Some(Some(_))));
+        let reported = matches!(now_or_never(scope.pop("probing the device")), Some(Err(_)));
         !mapped && !reported
     })
 }

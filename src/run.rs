@@ -169,8 +169,11 @@ impl CompiledReverse {
         if self.is_empty() {
             return Ok(());
         }
-        let [input, lengths, out, readback] = self.buffers(input, sequence_lengths, output);
         let context = "running reverse_subsequences";
+        let [input, lengths, out, readback] = self
+            .gpu
+            .scoped(context, || self.buffers(input, sequence_lengths, output))
+            .await?;
         self.execute([&input, &lengths, &out], &readback, output, context)
             .await
     }

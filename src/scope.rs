@@ -28,24 +28,32 @@ impl Scope {
         }
     }
 
-    /// Pops the scopes now and resolves to the first error any of them caught.
+    /// Pops the scopes now and resolves to what they caught: where wgpu ran out
+    /// of memory, [`Error::OutOfMemory`] (what failed to be made then fails
+    /// validation where it is used, a consequence, not the cause); else the
+    /// first validation or internal error, as [`Error::Wgpu`].
     pub(crate) fn pop(self, context: &'static str) -> impl Future<Output = Result<(), Error>> {
         // Scopes pop innermost first.
-        let popped = [
+        let [validation, memory, internal] = [
             self.validation.pop(),
             self.memory.pop(),
             self.internal.pop(),
         ];
         async move {
-            for error in popped {
-                if let Some(error) = error.await {
-                    return Err(Error::Wgpu {
-                        context,
-                        message: error.to_string(),
-                    });
-                }
+            let (validation, memory, internal) = (validation.await, memory.await, internal.await);
+            if let Some(error) = memory {
+                return Err(Error::OutOfMemory {
+                    context,
+                    message: error.to_string(),
+                });
             }
-            Ok(())
+            match validation.or(internal) {
+                Some(error) => Err(Error::Wgpu {
+                    context,
+                    message: error.to_string(),
+                }),
+                None => Ok(()),
+            }
         }
     }
 }

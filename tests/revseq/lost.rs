@@ -1,7 +1,9 @@
 //! A lost device (`wgpu::Device::destroy`, as a driver reset or a browser's lost
 //! GPU does): every public call returns `Error::DeviceLost`, or, where it ran
-//! before the loss, an exact result; none panics and none hangs. Each test has a
-//! device of its own, destroyed while others run on the suite's.
+//! before the loss, an exact result; none panics and none hangs, under wgpu's
+//! default error handler, which panics on any error that reaches it. Each test
+//! has a device of its own, destroyed while others run on the suite's
+//! (`lost_race.rs`: many devices, each lost at a random moment).
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc};
@@ -9,14 +11,11 @@ use std::time::{Duration, Instant};
 
 use revseq::{reference, DataType, Error, Gpu, ReverseSubsequences, TensorDesc};
 
-use crate::support::{gpu_with_limits, Rng};
+use crate::support::{gpu_with_limits, quietly, Rng};
 
-/// A device of its own; wgpu's errors on objects made after the loss go to a
-/// handler that keeps them, not to wgpu's default one, which panics.
+/// A device of its own, with wgpu's default error handler.
 fn own_device() -> Gpu {
-    let gpu = gpu_with_limits(|_| {});
-    gpu.device().on_uncaptured_error(Arc::new(|_| {}));
-    gpu
+    gpu_with_limits(|_| {})
 }
 
 /// `f` on a thread of its own, which must end within a minute.
@@ -47,7 +46,8 @@ fn small(rows: u32) -> ReverseSubsequences {
 }
 
 /// The caller's buffers for `record`, made with calls that do not panic on a
-/// lost device (`create_buffer_init` does), under the device's lock.
+/// lost device (`create_buffer_init` does), in the test's own error scopes and
+/// under the device's lock.
 struct Bound {
     input: wgpu::Buffer,
     lengths: wgpu::Buffer,
@@ -57,7 +57,7 @@ struct Bound {
 
 fn bind(gpu: &Gpu, input: &[u8], lengths: &[u8], output_bytes: u64) -> Bound {
     let (device, queue) = (gpu.device(), gpu.queue());
-    gpu.device_lock().hold(|| {
+    quietly(gpu, || {
         let buffer = |size: u64, usage| {
             device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("test"),
@@ -92,21 +92,24 @@ fn record_and_read(
 ) -> Result<Option<Vec<u8>>, Error> {
     let out_bytes = op.binding_size(revseq::TensorRole::Output);
     let bound = bind(gpu, input, lengths, out_bytes);
-    let mut encoder = gpu.device().create_command_encoder(&Default::default());
+    let mut encoder = quietly(gpu, || {
+        gpu.device().create_command_encoder(&Default::default())
+    });
     op.record(
         &mut encoder,
         bound.input.as_entire_buffer_binding(),
         bound.lengths.as_entire_buffer_binding(),
         bound.output.as_entire_buffer_binding(),
     )?;
-    encoder.copy_buffer_to_buffer(&bound.output, 0, &bound.readback, 0, out_bytes);
-    let lock = gpu.device_lock();
-    lock.hold(|| gpu.queue().submit([encoder.finish()]));
+    quietly(gpu, || {
+        encoder.copy_buffer_to_buffer(&bound.output, 0, &bound.readback, 0, out_bytes);
+        gpu.queue().submit([encoder.finish()]);
+    });
     revseq::wait_for_queue(gpu.device(), gpu.queue())?;
     // The work ran on a live device; the mapping may still fail if the device
     // is lost now, and then there is nothing to compare.
     let (sender, receiver) = mpsc::channel();
-    lock.hold(|| {
+    quietly(gpu, || {
         bound
             .readback
             .map_async(wgpu::MapMode::Read, .., move |r| drop(sender.send(r)))
@@ -114,10 +117,12 @@ fn record_and_read(
     revseq::wait_for_queue(gpu.device(), gpu.queue())?;
     let mapped = receiver.recv_timeout(Duration::from_secs(60));
     let bytes = match mapped {
-        Ok(Ok(())) => bound.readback.get_mapped_range(..).ok().map(|v| v.to_vec()),
+        Ok(Ok(())) => quietly(gpu, || {
+            bound.readback.get_mapped_range(..).ok().map(|v| v.to_vec())
+        }),
         _ => None,
     };
-    lock.hold(|| drop(bound));
+    quietly(gpu, || drop(bound));
     Ok(bytes)
 }
 

@@ -8,6 +8,7 @@ mod examples;
 mod exhaustive;
 mod in_place;
 mod lost;
+mod lost_race;
 #[path = "../../benches/support/packed.rs"]
 mod packed;
 mod readme;

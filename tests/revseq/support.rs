@@ -63,6 +63,25 @@ pub(crate) fn per_element(data_type: DataType, axis_size: u32, vectors: bool) ->
     }
 }
 
+/// Runs `f` with the test's own error scopes around it, their errors dropped:
+/// the test's own calls on a lost device must not reach wgpu's default handler
+/// either, which would blame revseq for them.
+pub(crate) fn quietly<R>(gpu: &Gpu, f: impl FnOnce() -> R) -> R {
+    let device = gpu.device();
+    gpu.device_lock().hold(|| {
+        let scopes = [
+            device.push_error_scope(wgpu::ErrorFilter::Internal),
+            device.push_error_scope(wgpu::ErrorFilter::OutOfMemory),
+            device.push_error_scope(wgpu::ErrorFilter::Validation),
+        ];
+        let value = f();
+        for scope in scopes.into_iter().rev() {
+            drop(scope.pop());
+        }
+        value
+    })
+}
+
 /// SplitMix64: small, seeded, good enough to fill tensors and pick shapes.
 pub(crate) struct Rng(u64);
 
