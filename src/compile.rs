@@ -11,22 +11,21 @@ use crate::error::Error;
 use crate::gpu::Gpu;
 use crate::in_place::{name_the_tensor, ReverseInPlace};
 use crate::kernels::copy::Copying;
-use crate::launch::{into_launches, params_stride, uniform};
+use crate::kernels::PipelineKey;
+use crate::launch::{into_launches, params_stride, uniform, Launch};
 use crate::operator::ReverseSubsequences;
 use crate::pipeline::Built;
-use crate::plan::{plan, plan_in_place, tensor_bytes, Planned, Target, PLACEHOLDER_BYTES};
+use crate::plan::{plan, plan_in_place, tensor_bytes, Planned, PLACEHOLDER_BYTES};
+use crate::target::Target;
 use crate::window::Dispatch;
 
 pub(crate) async fn compile(
     gpu: &Gpu,
     desc: &ReverseSubsequences,
 ) -> Result<CompiledReverse, Error> {
-    desc.validate()?;
-    let limits = gpu.device().limits();
-    let bytes = tensor_bytes(desc, &limits)?;
-    let target = Target::of(gpu, &limits);
-    let planned = plan(desc, bytes, &target)?;
-    build(gpu, desc, planned, bytes, &limits, &target).await
+    let target = gpu.target();
+    let launched = launch_plan(desc, Mode::OutOfPlace, &target)?;
+    build(gpu, desc, launched, target.limits()).await
 }
 
 /// [`compile`] in place: the operator from the tensor into itself, planned in
@@ -36,11 +35,9 @@ pub(crate) async fn compile_in_place(
     in_place: &ReverseInPlace,
 ) -> Result<CompiledInPlace, Error> {
     let desc = &in_place.operator()?;
-    let limits = gpu.device().limits();
-    let bytes = tensor_bytes(desc, &limits).map_err(name_the_tensor)?;
-    let target = Target::of(gpu, &limits);
-    let planned = plan_in_place(desc, bytes, &target).map_err(name_the_tensor)?;
-    let inner = build(gpu, desc, planned, bytes, &limits, &target).await?;
+    let target = gpu.target();
+    let launched = launch_plan(desc, Mode::InPlace, &target).map_err(name_the_tensor)?;
+    let inner = build(gpu, desc, launched, target.limits()).await?;
     Ok(CompiledInPlace {
         desc: in_place.clone(),
         inner,
@@ -48,25 +45,74 @@ pub(crate) async fn compile_in_place(
     })
 }
 
-/// The device's part of compiling a plan: the pipelines, scratch and uniforms.
-async fn build(
-    gpu: &Gpu,
+/// Whether a plan writes into a second tensor or into the input's own memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Mode {
+    OutOfPlace,
+    InPlace,
+}
+
+/// A descriptor planned on the host for a target: its plan, its launches and
+/// its staging copy. What `compile` builds on a device and
+/// [`program`](crate::program) describes for any executor.
+pub(crate) struct Launched {
+    pub(crate) key: PipelineKey,
+    pub(crate) launches: Vec<Launch>,
+    pub(crate) copying: Copying,
+    /// Bytes of the scratch buffers staged pieces run in (input, output).
+    pub(crate) scratch: Option<[u64; 2]>,
+    /// `min_size_in_bytes` of input, sequence lengths and output.
+    pub(crate) bytes: [u64; 3],
+}
+
+/// Plans `desc` (validated here) in `mode` for `target`, on the host.
+pub(crate) fn launch_plan(
     desc: &ReverseSubsequences,
-    planned: Planned,
-    bytes: [u64; 3],
-    limits: &wgpu::Limits,
+    mode: Mode,
     target: &Target,
-) -> Result<CompiledReverse, Error> {
+) -> Result<Launched, Error> {
+    let limits = target.limits();
+    desc.validate()?;
+    let bytes = tensor_bytes(desc, limits)?;
     let Planned {
         layout,
         dispatches,
         plans,
         key,
-    } = planned;
+    } = match mode {
+        Mode::OutOfPlace => plan(desc, bytes, target)?,
+        Mode::InPlace => plan_in_place(desc, bytes, target)?,
+    };
     let copying = Copying::of(&dispatches, &target.profile);
     let launches = into_launches(&plans, &dispatches, &layout, limits, copying, bytes[2])?;
+    Ok(Launched {
+        key,
+        launches,
+        copying,
+        scratch: scratch_sizes(&dispatches),
+        bytes,
+    })
+}
+
+/// The device's part of compiling a plan: the pipelines, scratch and uniforms.
+async fn build(
+    gpu: &Gpu,
+    desc: &ReverseSubsequences,
+    launched: Launched,
+    limits: &wgpu::Limits,
+) -> Result<CompiledReverse, Error> {
+    let Launched {
+        key,
+        launches,
+        copying,
+        scratch,
+        bytes,
+    } = launched;
     let pipeline = Held::new(gpu.device_lock(), gpu.pipeline(Built::Operator(key)).await?);
-    let scratch = scratch_buffers(gpu, &dispatches).await?;
+    let scratch = match scratch {
+        Some(sizes) => Some(scratch_buffers(gpu, sizes).await?),
+        None => None,
+    };
     let copy = match scratch.is_some() {
         true => Some(Held::new(
             gpu.device_lock(),
@@ -108,21 +154,19 @@ async fn placeholder(gpu: &Gpu) -> Result<Held<wgpu::Buffer>, Error> {
     .await
 }
 
-/// The scratch buffers staged dispatches run in: one for their input, one for
-/// their output, each as large as the largest piece's.
-async fn scratch_buffers(
-    gpu: &Gpu,
-    dispatches: &[Dispatch],
-) -> Result<Option<Held<[wgpu::Buffer; 2]>>, Error> {
-    let staged = dispatches
+/// Bytes of the scratch buffers staged dispatches run in: one for their input,
+/// one for their output, each as large as the largest piece's; `None` where no
+/// piece stages.
+fn scratch_sizes(dispatches: &[Dispatch]) -> Option<[u64; 2]> {
+    dispatches
         .iter()
-        .filter(|dispatch| dispatch.staging.is_some());
-    let Some(sizes) = staged
+        .filter(|dispatch| dispatch.staging.is_some())
         .map(|dispatch| [dispatch.windows[0].size, dispatch.windows[2].size])
         .reduce(|a, b| [a[0].max(b[0]), a[1].max(b[1])])
-    else {
-        return Ok(None);
-    };
+}
+
+/// The scratch buffers, of `sizes` bytes.
+async fn scratch_buffers(gpu: &Gpu, sizes: [u64; 2]) -> Result<Held<[wgpu::Buffer; 2]>, Error> {
     let device = gpu.device();
     let lock = gpu.device_lock();
     let buffer = |label, size| {
@@ -146,5 +190,4 @@ async fn scratch_buffers(
         Held::new(lock, buffers)
     })
     .await
-    .map(Some)
 }

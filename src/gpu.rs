@@ -13,6 +13,7 @@ use crate::pipeline::PipelineCache;
 use crate::scope::block_on;
 use crate::scope::Scope;
 use crate::submission::default_submission_bytes;
+use crate::target::Target;
 use crate::tuning::{self, Profile, Tuning};
 
 /// A wgpu device and queue with this crate's layouts and pipeline cache.
@@ -317,6 +318,15 @@ impl Gpu {
     /// What the plan tunes for and may use of the device.
     pub(crate) fn profile(&self) -> Profile {
         self.inner.profile
+    }
+
+    /// What this device's plans are made for: its limits, the kind of adapter
+    /// and its features, and the binding this `Gpu` keeps to
+    /// ([`Gpu::with_max_binding`]). [`program`](crate::program::program) plans
+    /// for it as [`Gpu::compile`] does.
+    pub fn target(&self) -> Target {
+        Target::with_profile(self.device().limits(), self.inner.profile)
+            .with_max_binding(self.inner.max_binding)
     }
 
     /// The layout an operator's bind groups follow: the uniform at binding 0,

@@ -54,6 +54,7 @@ mod params;
 mod parts;
 mod pipeline;
 mod plan;
+pub mod program;
 pub mod reference;
 mod run;
 mod scope;
@@ -66,6 +67,7 @@ mod signal;
 #[cfg(feature = "lab")]
 pub mod simt;
 mod submission;
+mod target;
 mod tensor;
 #[cfg(all(feature = "lab", not(target_arch = "wasm32")))]
 pub mod trace;

@@ -3,30 +3,12 @@
 //! pipeline key they run under. Nothing here touches the device.
 
 use crate::error::Error;
-use crate::gpu::Gpu;
 use crate::kernels::{PipelineKey, Plan, Walk};
 use crate::layout::Layout;
 use crate::operator::ReverseSubsequences;
+use crate::target::Target;
 use crate::tuning::{self, Profile};
 use crate::window::{self, Dispatch, Window};
-
-/// What a plan is made for: the device's tuning and features, its binding
-/// window, and the storage offset alignment.
-pub(crate) struct Target {
-    pub(crate) profile: Profile,
-    pub(crate) window: u64,
-    pub(crate) align: u64,
-}
-
-impl Target {
-    pub(crate) fn of(gpu: &Gpu, limits: &wgpu::Limits) -> Target {
-        Target {
-            profile: gpu.profile(),
-            window: gpu.max_binding(),
-            align: u64::from(limits.min_storage_buffer_offset_alignment),
-        }
-    }
-}
 
 /// A descriptor's plan: its canonical layout, its pieces, a plan per piece and
 /// the one pipeline key they run under.
@@ -292,16 +274,18 @@ mod tests {
     /// A device of either tuning with 64-bit integers, binding 128 MiB at a
     /// time, as the benchmark's sweep does.
     fn target(tuning: Tuning) -> Target {
-        Target {
-            profile: Profile {
-                tuning,
-                int64: true,
-                moves_64: true,
-                forced: None,
-            },
-            window: 128 << 20,
-            align: 256,
-        }
+        let limits = wgpu::Limits {
+            max_buffer_size: 1 << 31,
+            min_storage_buffer_offset_alignment: 256,
+            ..wgpu::Limits::default()
+        };
+        let profile = Profile {
+            tuning,
+            int64: true,
+            moves_64: true,
+            forced: None,
+        };
+        Target::with_profile(limits, profile).with_max_binding(128 << 20)
     }
 
     /// `sizes` of `data_type` reversed along `axis`, a length per element of the

@@ -8,7 +8,7 @@
 //! flips the whole padded sequence, so its backward direction starts on padding.
 
 use burn::nn::{BiLstm, BiLstmConfig};
-use burn::tensor::{Distribution, Int, Tensor};
+use burn::tensor::{Device, Distribution, Int, Tensor};
 use revseq_burn::reverse_sequence;
 
 /// Both directions over a padded `[batch, time, features]` batch, each sequence
@@ -30,9 +30,11 @@ fn bidirectional(
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let device = revseq_burn::init()?; // burn's wgpu runtime, shared with revseq
-    let info = revseq_burn::gpu(&device)?.adapter_info();
-    println!("burn's wgpu device on {} ({:?})", info.name, info.backend);
+    let device = Device::default(); // burn's wgpu runtime: revseq's kernels run on it
+    println!(
+        "burn's device {device:?}, revseq-burn path {:?}",
+        revseq_burn::path(&device)
+    );
 
     let (d_input, d_hidden) = (8, 16);
     let lengths = [12usize, 7, 3, 9];

@@ -1,12 +1,12 @@
-//! What registering a device gains: revseq-burn's two paths on one BiLSTM-sized
-//! tensor, `[32, 128, 256]` f32 (batch, time, features) with lengths spread over
-//! `[0, 128]`, reversed along time.
-//! `cargo run --release -p revseq-burn --example paths`
+//! revseq-burn's two paths on one BiLSTM-sized tensor, `[32, 128, 256]` f32
+//! (batch, time, features) with lengths spread over `[0, 128]`, reversed along
+//! time. `cargo run --release -p revseq-burn --example paths`
 //!
-//! - On the default wgpu adapter: revseq's kernels (a device `revseq_burn::init`
-//!   brought up) beside the portable path (a wgpu runtime burn brought up itself
-//!   on the same adapter);
-//!   burn's own `flip` along time there (a reversal that ignores the lengths).
+//! - On the default wgpu adapter: revseq's kernels on a device the deprecated
+//!   `revseq_burn::init` brought up, and on a wgpu runtime burn brought up
+//!   itself (no init), beside the portable path (burn's tensor operations, on
+//!   that runtime) and burn's own `flip` along time there (a reversal that
+//!   ignores the lengths).
 //! - On burn's CPU backend (flex): the portable path beside `flip`. flex's `flip`
 //!   is a view that moves nothing until an operation reads it, so both are
 //!   followed by `+ 1.0`, the operation that reads them; `x + 1` alone beside.
@@ -74,19 +74,16 @@ fn main() -> Result<(), Error> {
         rounds,
         wgpu_only,
     } = args();
+    #[expect(deprecated, reason = "the row of a device brought up the old way")]
     let kernels = revseq_burn::init()?;
-    let info = revseq_burn::gpu(&kernels)?.adapter_info();
-    println!(
-        "adapter: {} ({:?}, {:?})",
-        info.name, info.backend, info.device_type
-    );
-    let kind = match info.device_type {
-        revseq::wgpu::DeviceType::DiscreteGpu => DeviceKind::DiscreteGpu(0),
-        revseq::wgpu::DeviceType::IntegratedGpu => DeviceKind::IntegratedGpu(0),
-        revseq::wgpu::DeviceType::VirtualGpu => DeviceKind::VirtualGpu(0),
-        _ => DeviceKind::Cpu,
+    let adapter = revseq_burn::lab::adapter(&kernels).unwrap_or_default();
+    println!("adapter: {adapter}");
+    // A second runtime on the same adapter, which burn brings up itself.
+    let kind = match adapter.contains("llvmpipe") || adapter.contains("SwiftShader") {
+        true => DeviceKind::Cpu,
+        false => DeviceKind::DiscreteGpu(0),
     };
-    let portable = Device::wgpu(kind);
+    let burns = Device::wgpu(kind);
     let cpu = Device::flex();
 
     let [batch, time_steps] = [shape[0], shape[1]].map(|s| s as i64);
@@ -98,6 +95,13 @@ fn main() -> Result<(), Error> {
             Tensor::<1, Int>::from_data(TensorData::new(lengths.clone(), [shape[0]]), device);
         Box::new(move |x| reverse_sequence(x, lengths.clone(), 0, 1).expect("valid arguments"))
     };
+    let portable = |device: &Device| -> Op {
+        let lengths =
+            Tensor::<1, Int>::from_data(TensorData::new(lengths.clone(), [shape[0]]), device);
+        Box::new(move |x| {
+            revseq_burn::lab::reverse_sequence(x, lengths.clone(), 0, 1).expect("valid arguments")
+        })
+    };
     let flip: fn(Tensor<3>) -> Tensor<3> = |x| x.flip([1]);
     let add: fn(Tensor<3>) -> Tensor<3> = |x| x + 1.0;
     let reverse_add = |device: &Device| -> Op {
@@ -107,9 +111,10 @@ fn main() -> Result<(), Error> {
     // Groups: the first of each is the baseline of the others' ratios.
     let mut groups: Vec<Vec<(&'static str, Device, Op)>> = vec![
         vec![
-            ("revseq's kernels", kernels.clone(), reverse(&kernels)),
-            ("portable path", portable.clone(), reverse(&portable)),
-            ("burn's flip", portable.clone(), Box::new(flip)),
+            ("kernels, init()", kernels.clone(), reverse(&kernels)),
+            ("kernels, no init", burns.clone(), reverse(&burns)),
+            ("portable path", burns.clone(), portable(&burns)),
+            ("burn's flip", burns.clone(), Box::new(flip)),
         ],
         vec![
             ("flip + 1", cpu.clone(), Box::new(move |x| flip(x) + 1.0)),
@@ -165,6 +170,8 @@ fn main() -> Result<(), Error> {
             );
         }
     }
+    let [runs, in_place] = revseq_burn::lab::kernel_runs();
+    println!("revseq's kernels ran {runs} times, {in_place} of them in place");
     Ok(())
 }
 

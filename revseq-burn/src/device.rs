@@ -1,113 +1,110 @@
-//! Which burn devices revseq can record on: burn's wgpu runtime does not hand out
-//! its `wgpu::Device` and `Queue`, so the setup that created a device is kept here,
-//! keyed by burn's id for it. Every other device takes the portable path.
-
-use std::collections::HashMap;
-use std::sync::{Mutex, OnceLock};
+//! Which burn devices run revseq's kernels: every wgpu device whose runtime
+//! compiles WGSL, however it was brought up, since the kernels launch on the
+//! tensor's own compute client (`src/launch.rs`). Every other device takes the
+//! portable path.
 
 use burn::backend::wgpu::WgpuDevice;
 use burn::backend::DispatchDevice;
 use burn::tensor::wgpu::{WgpuOptions, WgpuSetup};
 use burn::tensor::Device;
+use burn_cubecl::cubecl::prelude::Client;
+use burn_cubecl::cubecl::wgpu::WgpuRuntime;
 use burn_cubecl::CubeDevice;
+use cubecl_runtime::runtime::Runtime;
 
+use crate::launch::runs_wgsl;
 use crate::Error;
-
-fn registry() -> &'static Mutex<HashMap<WgpuDevice, revseq::Gpu>> {
-    static GPUS: OnceLock<Mutex<HashMap<WgpuDevice, revseq::Gpu>>> = OnceLock::new();
-    GPUS.get_or_init(Default::default)
-}
-
-/// Brings up burn's wgpu runtime on the default adapter and returns its device,
-/// ready for tensors and for this crate's operators.
-///
-/// It is burn's own runtime (`Device::wgpu_options().init_with_setup()`): fusion,
-/// autotune and memory management are burn's. Call it before burn touches the
-/// default wgpu device; an initialised runtime cannot be taken over.
-#[cfg(not(target_family = "wasm"))]
-pub fn init() -> Result<Device, Error> {
-    init_with(Device::wgpu_options())
-}
-
-/// [`init`] with burn's options: adapter kind, graphics API, memory, task batching.
-#[cfg(not(target_family = "wasm"))]
-pub fn init_with(options: WgpuOptions) -> Result<Device, Error> {
-    let (device, setup) = options.init_with_setup()?;
-    register(&device, &setup)?;
-    Ok(device)
-}
-
-/// [`init_with`] for the browser and async applications.
-pub async fn init_async(options: WgpuOptions) -> Result<Device, Error> {
-    let (device, setup) = options.init_with_setup_async().await?;
-    register(&device, &setup)?;
-    Ok(device)
-}
-
-/// Tells revseq the wgpu handles behind a burn device that was initialised
-/// elsewhere: `init_with_setup` returns them, and `.setup(..).init()` takes yours.
-///
-/// The setup must be the one burn runs `device` on: revseq submits to its queue,
-/// after burn's pending work on the tensors it reads.
-pub fn register(device: &Device, setup: &WgpuSetup) -> Result<(), Error> {
-    let key = wgpu_device(device, "device")?;
-    let gpu = revseq::Gpu::from_wgpu(setup.device.clone(), setup.queue.clone());
-    registry()
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
-        .insert(key, gpu);
-    Ok(())
-}
 
 /// Which code runs [`reverse_sequence`](crate::reverse_sequence) and
 /// [`reverse_subsequences`](crate::reverse_subsequences) on a device: the same
 /// results and errors either way.
 #[non_exhaustive]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Path {
-    /// revseq's kernels, recorded on the device's own `wgpu::Device` and `Queue`:
-    /// a burn wgpu device that [`init`], [`init_with`] or [`init_async`] brought up,
-    /// or that [`register`] was given (autodiff over it too).
+pub enum KernelPath {
+    /// revseq's kernels, launched on the device's own compute client in burn's
+    /// stream: every burn wgpu device whose runtime compiles WGSL (burn's
+    /// default), whoever brought it up, fusion on or off, autodiff over it.
     Kernels,
     /// burn's own tensor operations (an index built from the lengths, then a
-    /// `select` of rows): any other device, of any backend, including a wgpu runtime burn
-    /// brought up on its own, whose handles burn 0.22 does not hand back.
+    /// `select` of rows): burn's CPU backend, CUDA, ROCm, LibTorch, and a wgpu
+    /// runtime that compiles SPIR-V or MSL (burn's `vulkan` and `metal`
+    /// features), which take no WGSL text.
     Portable,
 }
 
-/// The [`Path`] the operators take on `device`.
+/// The name this type had before 0.2.
+#[deprecated(
+    since = "0.2.0",
+    note = "renamed `KernelPath`, which a glob import of std does not shadow"
+)]
+pub type Path = KernelPath;
+
+/// The [`KernelPath`] the operators take on `device`. Brings up burn's runtime
+/// for a wgpu device that has none yet, as burn's first tensor there would.
 ///
 /// ```
-/// # fn main() -> Result<(), revseq_burn::Error> {
-/// let device = revseq_burn::init()?;
-/// assert_eq!(revseq_burn::path(&device), revseq_burn::Path::Kernels);
-/// # Ok(())
-/// # }
+/// let device = burn::tensor::Device::default();
+/// assert_eq!(revseq_burn::path(&device), revseq_burn::KernelPath::Kernels);
 /// ```
-pub fn path(device: &Device) -> Path {
-    match gpu_of(device, "device") {
-        Ok(_) => Path::Kernels,
-        Err(_) => Path::Portable,
+pub fn path(device: &Device) -> KernelPath {
+    match kernel_client(device) {
+        Some(_) => KernelPath::Kernels,
+        None => KernelPath::Portable,
     }
 }
 
-/// revseq's context on a registered burn device: the same `wgpu::Device` and
-/// `Queue`, for revseq's own API (compiling descriptors, recording into your encoder).
-pub fn gpu(device: &Device) -> Result<revseq::Gpu, Error> {
-    gpu_of(device, "device")
+/// The compute client revseq's kernels launch on for `device`: burn's own,
+/// where `device` is a wgpu device whose runtime compiles WGSL.
+pub(crate) fn kernel_client(device: &Device) -> Option<Client> {
+    match device.clone().without_autodiff().as_dispatch() {
+        DispatchDevice::Cube(CubeDevice::Wgpu(wgpu)) => {
+            let client = <WgpuRuntime as Runtime>::client(wgpu);
+            runs_wgsl(&client).then_some(client)
+        }
+        _ => None,
+    }
 }
 
-/// The revseq context registered for the device `tensor` lives on.
-pub(crate) fn gpu_of(device: &Device, tensor: &'static str) -> Result<revseq::Gpu, Error> {
-    let key = wgpu_device(device, tensor)?;
-    registry()
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
-        .get(&key)
-        .cloned()
-        .ok_or_else(|| Error::UnregisteredDevice {
-            device: format!("{device:?}"),
-        })
+/// Brings up burn's wgpu runtime on the default adapter and returns its device.
+///
+/// Before 0.2 only a device brought up here ran revseq's kernels; now every
+/// wgpu device does, `Device::default()` included.
+#[deprecated(
+    since = "0.2.0",
+    note = "every burn wgpu device runs revseq's kernels: use burn's own device (`Device::default()`)"
+)]
+#[cfg(not(target_family = "wasm"))]
+pub fn init() -> Result<Device, Error> {
+    Ok(Device::wgpu_options().init_with_setup()?.0)
+}
+
+/// [`init`] with burn's options: `options.init_with_setup()`.
+#[deprecated(
+    since = "0.2.0",
+    note = "every burn wgpu device runs revseq's kernels: bring it up with burn's own options"
+)]
+#[cfg(not(target_family = "wasm"))]
+pub fn init_with(options: WgpuOptions) -> Result<Device, Error> {
+    Ok(options.init_with_setup()?.0)
+}
+
+/// [`init_with`] for the browser and async applications.
+#[deprecated(
+    since = "0.2.0",
+    note = "every burn wgpu device runs revseq's kernels: bring it up with burn's own options"
+)]
+pub async fn init_async(options: WgpuOptions) -> Result<Device, Error> {
+    Ok(options.init_with_setup_async().await?.0)
+}
+
+/// Did tell revseq the wgpu handles behind a burn device; nothing needs them now,
+/// and this checks only that `device` is a wgpu device.
+#[deprecated(
+    since = "0.2.0",
+    note = "every burn wgpu device runs revseq's kernels: nothing to register"
+)]
+pub fn register(device: &Device, _setup: &WgpuSetup) -> Result<(), Error> {
+    wgpu_device(device, "device").map(drop)
 }
 
 /// burn's wgpu id for `device`, an autodiff device answering for the one it wraps.

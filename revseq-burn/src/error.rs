@@ -6,21 +6,11 @@ use burn::tensor::DType;
 #[non_exhaustive]
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    /// The device is not a wgpu device, where revseq's own API was asked for.
+    /// The device is not a wgpu device, where one was asked for.
     #[error("{tensor}: device {device} is not a wgpu device; revseq runs on burn's wgpu runtime")]
     NotWgpu {
         /// The argument.
         tensor: &'static str,
-        /// The device, as burn prints it.
-        device: String,
-    },
-    /// The wgpu device was not created through this crate, so its `wgpu::Device`
-    /// and `Queue` are unknown, where revseq's own API was asked for.
-    #[error(
-        "{device}: revseq does not know this device's wgpu Device and Queue; create it with \
-         revseq_burn::init (or init_with), or pass the setup burn returned to revseq_burn::register"
-    )]
-    UnregisteredDevice {
         /// The device, as burn prints it.
         device: String,
     },

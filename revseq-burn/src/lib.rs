@@ -7,15 +7,15 @@
 //!
 //! # Paths
 //!
-//! On a burn wgpu device that this crate brought up ([`init`]) or was told about
-//! ([`register`]), the operator is [revseq](https://docs.rs/revseq), recorded on
-//! the very `wgpu::Device` and `Queue` burn runs on. On every other device (burn's
-//! CPU backend, CUDA, ROCm, LibTorch, or a wgpu runtime burn brought up before
-//! `init` could) it runs as burn's own tensor operations: an index along the axis
-//! built from the lengths, then a `select` of rows. Both give the same results and errors;
-//! [`path`] says which one a device takes. burn 0.22 does not hand out an
-//! initialised wgpu runtime's handles: call [`init`] before burn's first tensor on
-//! that device to get revseq's kernels there.
+//! On a burn wgpu device whose runtime compiles WGSL (burn's default), however
+//! it was brought up (`Device::default()`, burn's options, an application's own
+//! setup), the operator is [revseq](https://docs.rs/revseq)'s kernels, launched
+//! as a program of dispatches (`revseq::program`) on the tensor's own compute
+//! client, in burn's stream. On every other device (burn's CPU backend, CUDA,
+//! ROCm, LibTorch, a wgpu runtime that compiles SPIR-V or MSL) it runs as burn's
+//! own tensor operations: an index along the axis built from the lengths, then
+//! a `select` of rows. Both give the same results and errors; [`path`] says
+//! which one a device takes.
 //!
 //! # Features
 //!
@@ -25,23 +25,15 @@
 //! - `onnx`: the `onnx` module, the hook that lets burn-onnx import models with ONNX
 //!   `ReverseSequence`. A build script needs only this one.
 //!
-//! # The device
-//!
-//! burn's wgpu runtime does not hand out its `wgpu::Device` and `Queue`, but it
-//! returns them when it is brought up with `Device::wgpu_options().init_with_setup()`,
-//! and takes an application's own with `.setup(setup).init()`. [`init`] and
-//! [`init_with`] do the first; [`register`] records the second. Either way burn
-//! keeps its runtime (fusion, autotune, memory pools) and revseq submits to its queue.
-//!
 //! # Ordering
 //!
-//! The cubecl backend method takes each tensor's buffer through cubecl's
-//! `ComputeClient::get_resource`, which submits the work burn has pending on that
-//! tensor first; revseq's command buffer follows on the same queue, and burn's later
-//! work follows it. Under fusion the operation is deferred like any other and runs
-//! in its place in the stream. Small tensors that burn packs into the output's
-//! buffer, or at an offset a binding cannot start at, are first copied into a
-//! buffer of their own.
+//! Each of revseq's dispatches is a launch on the input's compute client, so it
+//! runs in burn's stream after burn's pending work on the tensors it reads, and
+//! burn's later work follows it; cubecl batches and submits as it does its
+//! own kernels. Under fusion the operation is deferred like any other and runs
+//! in its place in the stream. Tensors past one binding run as several
+//! dispatches, each binding a window of the tensor's memory, with scratch from
+//! the client where a plan stages.
 //!
 //! # Semantics
 //!
@@ -50,7 +42,7 @@
 //! reading the lengths back to the host). The output is a tensor of the input's
 //! dtype, in the input's own buffer where burn lets the operation reuse it (no
 //! other tensor holds it, as burn's own in-place operations check): the reversal
-//! then swaps only what it reverses ([`in_place_count`]). Floats, integers and bools of every width burn has reverse bit-exactly;
+//! then swaps only what it reverses. Floats, integers and bools of every width burn has reverse bit-exactly;
 //! lengths are `I32`, `I64`, `U32` or `U64`.
 
 #![warn(missing_docs)]
@@ -63,6 +55,8 @@ mod backend;
 mod device;
 #[cfg(feature = "wgpu")]
 mod error;
+#[cfg(feature = "wgpu")]
+mod launch;
 #[cfg(feature = "onnx")]
 pub mod onnx;
 #[cfg(feature = "wgpu")]
@@ -73,12 +67,71 @@ mod plan;
 mod portable;
 
 #[cfg(feature = "wgpu")]
-pub use backend::{in_place_count, Reversal, ReverseBackend};
-#[cfg(feature = "wgpu")]
-pub use device::{gpu, init_async, path, register, Path};
+pub use backend::{Reversal, ReverseBackend};
 #[cfg(all(feature = "wgpu", not(target_family = "wasm")))]
+#[expect(
+    deprecated,
+    reason = "the deprecated names still compile for their callers"
+)]
 pub use device::{init, init_with};
+#[cfg(feature = "wgpu")]
+#[expect(
+    deprecated,
+    reason = "the deprecated names still compile for their callers"
+)]
+pub use device::{init_async, register, Path};
+#[cfg(feature = "wgpu")]
+pub use device::{path, KernelPath};
 #[cfg(feature = "wgpu")]
 pub use error::Error;
 #[cfg(feature = "wgpu")]
 pub use ops::{reverse_sequence, reverse_subsequences, Reversible};
+
+/// For revseq-burn's own tests and examples, not part of its API: which code
+/// ran, the portable path on any device, and smaller bindings.
+#[cfg(feature = "wgpu")]
+#[doc(hidden)]
+pub mod lab {
+    use burn::tensor::{Device, Int, Tensor};
+
+    use crate::ops::{sequence, subsequences, Route};
+    use crate::{Error, Reversible};
+
+    /// How many times revseq's kernels ran in this process, and how many of
+    /// those in place.
+    pub fn kernel_runs() -> [u64; 2] {
+        crate::launch::launches()
+    }
+
+    /// The name of the adapter behind `device`, where it runs revseq's kernels.
+    pub fn adapter(device: &Device) -> Option<String> {
+        crate::device::kernel_client(device).map(|c| c.properties().identity.name.clone())
+    }
+
+    /// Plans for bindings of at most `bytes` from now on in this process
+    /// (`None`: the device's own), so that small tensors run windowed.
+    pub fn set_max_binding(bytes: Option<u64>) {
+        crate::launch::set_max_binding(bytes)
+    }
+
+    /// [`reverse_sequence`](crate::reverse_sequence) on the portable path,
+    /// whatever the device.
+    pub fn reverse_sequence<const D: usize, K: Reversible>(
+        x: Tensor<D, K>,
+        sequence_lens: Tensor<1, Int>,
+        batch_axis: usize,
+        time_axis: usize,
+    ) -> Result<Tensor<D, K>, Error> {
+        sequence(x, sequence_lens, batch_axis, time_axis, Route::Portable)
+    }
+
+    /// [`reverse_subsequences`](crate::reverse_subsequences) on the portable
+    /// path, whatever the device.
+    pub fn reverse_subsequences<const D: usize, K: Reversible>(
+        x: Tensor<D, K>,
+        lengths: Tensor<D, Int>,
+        axis: usize,
+    ) -> Result<Tensor<D, K>, Error> {
+        subsequences(x, lengths, axis, Route::Portable)
+    }
+}

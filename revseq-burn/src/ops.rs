@@ -6,7 +6,7 @@ use burn::tensor::{Bool, Float, Int, Tensor};
 
 use crate::backend::{Reversal, ReverseBackend};
 use crate::plan::Arguments;
-use crate::{device, portable, Error};
+use crate::{device, launch, portable, Error};
 use sealed::KernelCall;
 
 /// ONNX `ReverseSequence`: reverse the first `sequence_lens[b]` steps along
@@ -20,7 +20,7 @@ use sealed::KernelCall;
 /// # fn main() -> Result<(), revseq_burn::Error> {
 /// use burn::tensor::{Int, Tensor};
 ///
-/// let device = revseq_burn::init()?; // burn's own wgpu runtime, known to revseq
+/// let device = burn::tensor::Device::default(); // burn's wgpu runtime: revseq's kernels
 /// // [batch 2, time 4]: the first sequence is 4 steps long, the second 2.
 /// let x = Tensor::<2>::from_floats([[1., 2., 3., 4.], [5., 6., 0., 0.]], &device);
 /// let lengths = Tensor::<1, Int>::from_ints([4, 2], &device);
@@ -35,6 +35,26 @@ pub fn reverse_sequence<const D: usize, K: Reversible>(
     sequence_lens: Tensor<1, Int>,
     batch_axis: usize,
     time_axis: usize,
+) -> Result<Tensor<D, K>, Error> {
+    sequence(x, sequence_lens, batch_axis, time_axis, Route::ByDevice)
+}
+
+/// Which code a call takes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Route {
+    /// The device's [`KernelPath`](crate::KernelPath).
+    ByDevice,
+    /// The portable path, whatever the device (`revseq_burn::lab`).
+    Portable,
+}
+
+/// [`reverse_sequence`] by `route`.
+pub(crate) fn sequence<const D: usize, K: Reversible>(
+    x: Tensor<D, K>,
+    sequence_lens: Tensor<1, Int>,
+    batch_axis: usize,
+    time_axis: usize,
+    route: Route,
 ) -> Result<Tensor<D, K>, Error> {
     for (name, axis) in [("batch_axis", batch_axis), ("time_axis", time_axis)] {
         if axis >= D {
@@ -58,7 +78,13 @@ pub fn reverse_sequence<const D: usize, K: Reversible>(
     }
     let mut shape = [1; D];
     shape[batch_axis] = batch;
-    reverse(x, sequence_lens.reshape(shape), time_axis, "sequence_lens")
+    reverse(
+        x,
+        sequence_lens.reshape(shape),
+        time_axis,
+        "sequence_lens",
+        route,
+    )
 }
 
 /// DirectML `REVERSE_SUBSEQUENCES`: reverse the first `L` elements of every lane
@@ -71,6 +97,16 @@ pub fn reverse_subsequences<const D: usize, K: Reversible>(
     lengths: Tensor<D, Int>,
     axis: usize,
 ) -> Result<Tensor<D, K>, Error> {
+    subsequences(x, lengths, axis, Route::ByDevice)
+}
+
+/// [`reverse_subsequences`] by `route`.
+pub(crate) fn subsequences<const D: usize, K: Reversible>(
+    x: Tensor<D, K>,
+    lengths: Tensor<D, Int>,
+    axis: usize,
+    route: Route,
+) -> Result<Tensor<D, K>, Error> {
     if axis >= D {
         return Err(Error::AxisOutOfRange {
             name: "axis",
@@ -78,16 +114,18 @@ pub fn reverse_subsequences<const D: usize, K: Reversible>(
             rank: D,
         });
     }
-    reverse(x, lengths, axis, "lengths")
+    reverse(x, lengths, axis, "lengths", route)
 }
 
-/// Checks the arguments, then runs revseq's kernels where the device is one
-/// revseq records on ([`Path`](crate::Path)), burn's own operations elsewhere.
+/// Checks the arguments, then runs revseq's kernels where the device's runtime
+/// takes them ([`KernelPath`](crate::KernelPath)), burn's own operations
+/// elsewhere.
 fn reverse<const D: usize, K: Reversible>(
     x: Tensor<D, K>,
     lengths: Tensor<D, Int>,
     axis: usize,
     tensor: &'static str,
+    route: Route,
 ) -> Result<Tensor<D, K>, Error> {
     let device = x.device();
     let lengths_device = lengths.device();
@@ -99,17 +137,18 @@ fn reverse<const D: usize, K: Reversible>(
         });
     }
     Arguments::of(&x, &lengths, axis, tensor).check()?;
-    match device::gpu_of(&device, "input") {
-        Ok(gpu) => {
+    let client = device::kernel_client(&device).filter(|_| route == Route::ByDevice);
+    match client {
+        Some(client) => {
             let call = KernelCall {
                 lengths,
                 axis,
                 tensor,
-                gpu,
+                target: launch::target(&client),
             };
             K::on_kernels(x, call)
         }
-        Err(_) => Ok(portable::reverse(x, lengths, axis)),
+        None => Ok(portable::reverse(x, lengths, axis)),
     }
 }
 
@@ -124,15 +163,15 @@ pub trait Reversible: Basic + sealed::Sealed {
 }
 
 impl<const D: usize> KernelCall<D> {
-    /// Compiles the operator for `x` (revseq caches the pipeline) and dispatches
-    /// it to `method`, the backend method of its kind.
+    /// Plans the operator for `x` on its device and dispatches it to `method`,
+    /// the backend method of its kind.
     fn run<K: Basic>(
         self,
         x: Tensor<D, K>,
         method: fn(DispatchTensor, DispatchTensor, Reversal) -> DispatchTensor,
     ) -> Result<Tensor<D, K>, Error> {
         let desc = Arguments::of(&x, &self.lengths, self.axis, self.tensor).descriptor()?;
-        let reversal = Reversal::new(self.gpu, &desc)?;
+        let reversal = Reversal::new(&desc, self.target)?;
         let output = method(x.into_dispatch(), self.lengths.into_dispatch(), reversal);
         Ok(Tensor::from_dispatch(output))
     }
@@ -174,11 +213,12 @@ mod sealed {
     impl Sealed for burn::tensor::Bool {}
 
     /// What revseq's kernels need besides the input: the checked lengths, the
-    /// axis, the lengths' argument name, and the device's revseq context.
+    /// axis, the lengths' argument name, and what revseq plans for on the
+    /// device.
     pub struct KernelCall<const D: usize> {
         pub(super) lengths: Tensor<D, Int>,
         pub(super) axis: usize,
         pub(super) tensor: &'static str,
-        pub(super) gpu: revseq::Gpu,
+        pub(super) target: revseq::program::Target,
     }
 }

@@ -1,7 +1,8 @@
-//! revseq-burn on burn's own wgpu device (lavapipe in CI), where revseq's
-//! kernels run: the semantics of `common` (against revseq's host reference), the
-//! fusion build, and the same bytes from the portable path on a wgpu runtime burn
-//! brought up itself and on burn's CPU backend.
+//! revseq-burn on burn's own wgpu device (lavapipe in CI), brought up by burn
+//! itself (`Device::default()`, no revseq call first), where revseq's kernels
+//! run on burn's compute client: the semantics of `common` (against revseq's
+//! host reference), the fusion build, and the same bytes from the portable path
+//! on the same device and on burn's CPU backend.
 
 use std::io::Write;
 use std::sync::OnceLock;
@@ -9,29 +10,24 @@ use std::sync::OnceLock;
 #[macro_use]
 mod common;
 
-use burn::tensor::{Device, DeviceKind};
-use revseq_burn::{Error, Path};
+use burn::tensor::{Device, DeviceKind, Int, Tensor};
+use revseq_burn::KernelPath;
 
-/// burn's wgpu device, brought up by revseq-burn. Without an adapter the tests
-/// fail, saying how to get one; the adapter's name goes to stderr.
+/// burn's default wgpu device, as a burn program makes it. Without an adapter
+/// the tests fail, saying how to get one; the adapter's name goes to stderr.
 fn device() -> &'static Device {
     static DEVICE: OnceLock<Device> = OnceLock::new();
     DEVICE.get_or_init(|| {
-        let device = revseq_burn::init().unwrap_or_else(|e| {
+        let device = Device::default();
+        let adapter = revseq_burn::lab::adapter(&device).unwrap_or_else(|| {
             panic!(
-                "revseq-burn tests need a wgpu adapter and found none: {e}\n\
+                "revseq-burn tests need a wgpu adapter that runs WGSL and found {device:?}\n\
                  On Debian or Ubuntu: apt-get update && apt-get install -y mesa-vulkan-drivers"
             )
         });
-        let info = revseq_burn::gpu(&device)
-            .expect("registered")
-            .adapter_info();
         let _ = writeln!(
             std::io::stderr(),
-            "revseq-burn tests run on adapter {:?} ({:?} backend, driver {:?}), burn fusion {}",
-            info.name,
-            info.backend,
-            info.driver_info,
+            "revseq-burn tests run on adapter {adapter:?}, burn fusion {}",
             if cfg!(feature = "fusion") {
                 "on"
             } else {
@@ -54,44 +50,53 @@ fn fusion_is_as_built() {
     );
 }
 
-/// A wgpu runtime that burn brings up itself, lazily on first use: its wgpu
-/// handles never pass through revseq-burn.
-fn wgpu_device_burn_brought_up() -> Device {
-    let kind = match revseq_burn::gpu(device())
-        .unwrap()
-        .adapter_info()
-        .device_type
-    {
-        revseq::wgpu::DeviceType::DiscreteGpu => DeviceKind::DiscreteGpu(0),
-        revseq::wgpu::DeviceType::IntegratedGpu => DeviceKind::IntegratedGpu(0),
-        revseq::wgpu::DeviceType::VirtualGpu => DeviceKind::VirtualGpu(0),
-        _ => DeviceKind::Cpu,
+/// A second wgpu runtime on the same adapter, brought up by burn lazily on first
+/// use, under a device id of its own.
+fn another_wgpu_device() -> Device {
+    let name = revseq_burn::lab::adapter(device()).unwrap().to_lowercase();
+    let kind = match name.contains("llvmpipe") || name.contains("swiftshader") {
+        true => DeviceKind::Cpu,
+        false => DeviceKind::DiscreteGpu(0),
     };
     Device::wgpu(kind)
 }
 
+/// How many times revseq's kernels ran while `f` did.
+fn kernel_runs_in(f: impl FnOnce()) -> u64 {
+    let before = revseq_burn::lab::kernel_runs()[0];
+    f();
+    revseq_burn::lab::kernel_runs()[0] - before
+}
+
 #[test]
-fn each_device_takes_its_path_and_revseq_names_the_unregistered_one() {
-    assert_eq!(revseq_burn::path(device()), Path::Kernels);
+fn every_wgpu_device_runs_the_kernels_and_other_backends_the_portable_path() {
+    for wgpu in [device().clone(), another_wgpu_device()] {
+        assert_eq!(revseq_burn::path(&wgpu), KernelPath::Kernels, "{wgpu:?}");
+        assert_eq!(
+            revseq_burn::path(&wgpu.clone().autodiff()),
+            KernelPath::Kernels
+        );
+        let runs = kernel_runs_in(|| {
+            let x = Tensor::<2>::from_floats([[1., 2., 3.], [4., 5., 6.]], &wgpu);
+            let lens = Tensor::<1, Int>::from_ints([3, 2], &wgpu);
+            let y = revseq_burn::reverse_sequence(x, lens, 0, 1).unwrap();
+            let y: Vec<f32> = y.into_data().try_to_vec().unwrap();
+            assert_eq!(y, [3., 2., 1., 5., 4., 6.]);
+        });
+        assert!(runs >= 1, "{wgpu:?}: revseq's kernels did not run");
+    }
+    assert_eq!(revseq_burn::path(&Device::flex()), KernelPath::Portable);
     assert_eq!(
-        revseq_burn::path(&device().clone().autodiff()),
-        Path::Kernels
+        revseq_burn::path(&Device::flex().autodiff()),
+        KernelPath::Portable
     );
-    let other = wgpu_device_burn_brought_up();
-    assert_eq!(revseq_burn::path(&other), Path::Portable);
-    assert_eq!(revseq_burn::path(&Device::flex()), Path::Portable);
-    let err = revseq_burn::gpu(&other).unwrap_err();
-    assert!(matches!(err, Error::UnregisteredDevice { .. }), "{err}");
-    assert!(err.to_string().contains("revseq_burn::init"), "{err}");
-    let err = revseq_burn::gpu(&Device::flex()).unwrap_err();
-    assert!(matches!(err, Error::NotWgpu { .. }), "{err}");
 }
 
 #[test]
 fn both_paths_give_the_same_bytes_on_the_same_inputs() {
-    let kernels = common::outputs(device());
-    for other in [wgpu_device_burn_brought_up(), Device::flex()] {
-        let portable = common::outputs(&other);
+    let kernels = common::outputs(device(), false);
+    for (other, portable) in [(device(), true), (&Device::flex(), false)] {
+        let portable = common::outputs(other, portable);
         assert_eq!(kernels.len(), portable.len());
         for ((case, a), (_, b)) in kernels.iter().zip(&portable) {
             assert_eq!(

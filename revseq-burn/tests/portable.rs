@@ -7,14 +7,14 @@
 mod common;
 
 use burn::tensor::Device;
-use revseq_burn::Path;
+use revseq_burn::KernelPath;
 
 #[test]
 fn burns_cpu_backend_takes_the_portable_path() {
-    assert_eq!(revseq_burn::path(&Device::flex()), Path::Portable);
+    assert_eq!(revseq_burn::path(&Device::flex()), KernelPath::Portable);
     assert_eq!(
         revseq_burn::path(&Device::flex().autodiff()),
-        Path::Portable
+        KernelPath::Portable
     );
 }
 

@@ -11,6 +11,7 @@ mod lost;
 mod lost_race;
 #[path = "../../benches/support/packed.rs"]
 mod packed;
+mod program;
 mod readme;
 mod record;
 mod shaders;

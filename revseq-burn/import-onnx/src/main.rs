@@ -27,12 +27,12 @@ const FEATURES: usize = 8;
 const TAGS: usize = 5;
 
 fn main() -> Result<(), revseq_burn::Error> {
-    let gpu = revseq_burn::init()?;
-    let info = revseq_burn::gpu(&gpu)?.adapter_info();
+    let gpu = Device::default();
+    let adapter = revseq_burn::lab::adapter(&gpu).unwrap_or_else(|| format!("{gpu:?}"));
     let lengths = values("tagger.lengths.i32", i32::from_le_bytes);
     println!("padded batch [{BATCH}, {TIME}, {FEATURES}], lengths {lengths:?}");
     for (device, name) in [
-        (gpu, format!("adapter {} ({:?})", info.name, info.backend)),
+        (gpu, format!("adapter {adapter}")),
         (Device::flex(), "burn's CPU backend".to_string()),
     ] {
         println!("{name}, revseq-burn path {:?}:", revseq_burn::path(&device));

@@ -1,6 +1,7 @@
 //! The imported models against ONNX Runtime's outputs and the ONNX backend
-//! tests' expected outputs, on burn's wgpu device (lavapipe in CI, revseq's
-//! kernels) and on burn's CPU backend (revseq-burn's portable path).
+//! tests' expected outputs, on burn's default wgpu device (lavapipe in CI,
+//! revseq's kernels; `Model::default()` too) and on burn's CPU backend
+//! (revseq-burn's portable path).
 
 use std::io::Write;
 use std::sync::OnceLock;
@@ -11,26 +12,21 @@ use revseq_burn_import_onnx::{
     test_reversesequence_bfloat16, test_reversesequence_time, values,
 };
 
-/// burn's wgpu device, brought up by revseq-burn. Without an adapter the tests
-/// fail, saying how to get one; the adapter's name goes to stderr.
+/// burn's default wgpu device, as a burn program makes it. Without an adapter
+/// the tests fail, saying how to get one; the adapter's name goes to stderr.
 fn device() -> &'static Device {
     static DEVICE: OnceLock<Device> = OnceLock::new();
     DEVICE.get_or_init(|| {
-        let device = revseq_burn::init().unwrap_or_else(|e| {
+        let device = Device::default();
+        let adapter = revseq_burn::lab::adapter(&device).unwrap_or_else(|| {
             panic!(
-                "these tests need a wgpu adapter and found none: {e}\n\
+                "these tests need a wgpu adapter that runs WGSL and found {device:?}\n\
                  On Debian or Ubuntu: apt-get update && apt-get install -y mesa-vulkan-drivers"
             )
         });
-        let info = revseq_burn::gpu(&device)
-            .expect("registered")
-            .adapter_info();
         let _ = writeln!(
             std::io::stderr(),
-            "imported models run on adapter {:?} ({:?} backend, driver {:?})",
-            info.name,
-            info.backend,
-            info.driver_info
+            "imported models run on adapter {adapter:?}"
         );
         device
     })
@@ -94,6 +90,30 @@ fn the_tf2onnx_tagger_matches_onnx_runtime(device: &Device) {
     );
     let tags = read_f32(model.forward(x, lengths));
     assert_close("tagger", &tags, &f32s("tagger.Identity_0.f32"));
+}
+
+/// The models as a burn program loads them, on burn's default device
+/// (`Model::default()`): revseq's kernels run their `ReverseSequence` nodes,
+/// within 1e-5 of ONNX Runtime.
+#[test]
+fn models_on_burns_default_device_run_the_kernels() {
+    let device = device();
+    assert_eq!(revseq_burn::path(device), revseq_burn::KernelPath::Kernels);
+    let before = revseq_burn::lab::kernel_runs()[0];
+    let x = || floats(device, f32s("tagger.x.f32"), [4, 12, 8]);
+    let lengths = ints(
+        device,
+        values("tagger.lengths.i32", i32::from_le_bytes),
+        [4],
+    );
+    let tags = read_f32(tagger::Model::default().forward(x(), lengths));
+    assert_close("tagger", &tags, &f32s("tagger.Identity_0.f32"));
+    let tags = read_f32(keras_bilstm::Model::default().forward(x()));
+    assert_close("keras_bilstm", &tags, &f32s("keras_bilstm.dense_1.f32"));
+    assert!(
+        revseq_burn::lab::kernel_runs()[0] >= before + 2,
+        "revseq's kernels did not run the models' ReverseSequence nodes"
+    );
 }
 
 /// An ONNX backend test: inputs `[4, 4]` and 4 lengths, the expected output exact.

@@ -739,8 +739,23 @@ pub fn random_shapes_against_the_definition(device: &Device) {
 }
 
 /// The outputs of a fixed set of cases on `device`, as bytes, named: floats and
-/// ints in both forms, broadcast, negative and too-long lengths, bools.
-pub fn outputs(device: &Device) -> Vec<(String, Vec<u8>)> {
+/// ints in both forms, broadcast, negative and too-long lengths, bools. On the
+/// device's own path, or where `portable`, on the portable path.
+pub fn outputs(device: &Device, portable: bool) -> Vec<(String, Vec<u8>)> {
+    type Sequence = fn(Tensor<3>, Tensor<1, Int>, usize, usize) -> Result<Tensor<3>, Error>;
+    type Subsequences<K> = fn(Tensor<3, K>, Tensor<3, Int>, usize) -> Result<Tensor<3, K>, Error>;
+    let (reverse_sequence, reverse_subsequences, reverse_bools): (
+        Sequence,
+        Subsequences<Int>,
+        Subsequences<Bool>,
+    ) = match portable {
+        true => (
+            revseq_burn::lab::reverse_sequence,
+            revseq_burn::lab::reverse_subsequences,
+            revseq_burn::lab::reverse_subsequences,
+        ),
+        false => (reverse_sequence, reverse_subsequences, reverse_subsequences),
+    };
     let mut rng = Rng(12);
     let mut out = Vec::new();
     for (shape, batch_axis, time_axis) in [([5usize, 9, 3], 0, 1), ([9, 5, 3], 1, 0)] {
@@ -767,7 +782,7 @@ pub fn outputs(device: &Device) -> Vec<(String, Vec<u8>)> {
     let bools: Vec<bool> = (0..84).map(|_| rng.below(2) == 1).collect();
     let x = Tensor::<3, Bool>::from_data(TensorData::new(bools, [4, 7, 3]), device);
     let lens = Tensor::<3, Int>::from_data(TensorData::new(vec![5i64, 0, 7], [1, 1, 3]), device);
-    let y = reverse_subsequences(x, lens, 1).unwrap();
+    let y = reverse_bools(x, lens, 1).unwrap();
     let y: Vec<bool> = y.into_data().convert::<bool>().try_into_vec().unwrap();
     out.push((
         "bool broadcast".into(),

@@ -14,9 +14,9 @@ use revseq::{CompiledReverse, DataType, Gpu, ReverseSubsequences, TensorDesc, Te
 use crate::strided::lengths_for;
 use crate::support::{assert_matches_reference_on, gpu_with_limits, Rng};
 
-pub(super) const WINDOW: u32 = 64 << 10;
+pub(crate) const WINDOW: u32 = 64 << 10;
 
-pub(super) fn small_windows() -> &'static Gpu {
+pub(crate) fn small_windows() -> &'static Gpu {
     static GPU: OnceLock<Gpu> = OnceLock::new();
     GPU.get_or_init(|| {
         gpu_with_limits(|limits| {
@@ -44,7 +44,7 @@ pub(super) fn check_on(gpu: &Gpu, desc: &ReverseSubsequences, seed: u64) -> usiz
     dispatches
 }
 
-pub(super) fn packed(
+pub(crate) fn packed(
     data_type: DataType,
     length_type: DataType,
     sizes: &[u32],
@@ -62,7 +62,7 @@ pub(super) fn packed(
 
 /// `[time 40, batch 16·scale, 256 bytes]`, one length per batch entry: lanes
 /// that span every window.
-pub(super) fn time_major_spanning(data_type: DataType, scale: u32) -> ReverseSubsequences {
+pub(crate) fn time_major_spanning(data_type: DataType, scale: u32) -> ReverseSubsequences {
     let sizes = [40, 16 * scale, 256 / data_type.size_in_bytes()];
     ReverseSubsequences::new(
         TensorDesc::new(data_type, &sizes),
@@ -73,7 +73,7 @@ pub(super) fn time_major_spanning(data_type: DataType, scale: u32) -> ReverseSub
 }
 
 /// `[time 24, columns]`, a length per column, in 3·scale windows.
-pub(super) fn outermost_spanning(data_type: DataType, scale: u32) -> ReverseSubsequences {
+pub(crate) fn outermost_spanning(data_type: DataType, scale: u32) -> ReverseSubsequences {
     let columns = 3 * scale * WINDOW / (24 * data_type.size_in_bytes());
     packed(data_type, DataType::Int64, &[24, columns], 0)
 }
