@@ -7,6 +7,7 @@ use half::{bf16, f16};
 /// to the kernels.
 ///
 /// [`size_in_bytes`]: DataType::size_in_bytes
+#[non_exhaustive]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[expect(missing_docs, reason = "the variant names are the data types")]
 pub enum DataType {
@@ -30,7 +31,8 @@ pub enum DataType {
 }
 
 impl DataType {
-    /// Every data type, for code that must cover them all.
+    /// Every data type, for revseq's own tests (the enum may grow).
+    #[cfg(feature = "lab")]
     pub const ALL: [DataType; 15] = [
         DataType::Float64,
         DataType::Float32,

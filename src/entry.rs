@@ -62,7 +62,8 @@ impl Gpu {
     /// device runs as pieces of whole lanes, a window of the tensor each, or where
     /// a lane passes a binding, as pairs of groups of its positions, two windows of
     /// the tensor each; one axis position, with the dimensions inside the axis,
-    /// must fit half a binding ([`Error::InPlaceTooLarge`]).
+    /// must fit (binding − 3 × alignment − 8) / 2 ([`Error::InPlaceTooLarge`]
+    /// names the rule a tensor breaks).
     /// Not on wasm32: use [`Gpu::compile_in_place_async`].
     #[cfg(not(target_arch = "wasm32"))]
     pub fn compile_in_place(&self, desc: &ReverseInPlace) -> Result<CompiledInPlace, Error> {

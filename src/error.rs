@@ -2,7 +2,8 @@
 
 use crate::dtype::DataType;
 
-/// Which of the operator's three tensors an error is about.
+/// Which of the operator's tensors an error or a binding is about.
+#[non_exhaustive]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum TensorRole {
     /// `InputTensor`.
@@ -24,6 +25,64 @@ impl std::fmt::Display for TensorRole {
             TensorRole::Output => "output",
             TensorRole::Tensor => "tensor",
         })
+    }
+}
+
+/// Which rule of the cut in place past one storage binding a tensor breaks
+/// ([`Error::InPlaceTooLarge`]): where a lane, with the dimensions inside the
+/// axis, spans more than a binding, the axis is cut into groups of whole
+/// positions, and each pair of groups is bound as two windows of one binding.
+#[non_exhaustive]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InPlaceRule {
+    /// One axis position, with the dimensions inside the axis, spans `bytes`:
+    /// more than the `limit` one group may hold, (binding − 3 × alignment − 8) / 2
+    /// rounded down to whole elements, the alignment being the device's storage
+    /// offset alignment rounded up to a power of two, at least 16.
+    PositionTooLarge {
+        /// Bytes from a position's first element to its last.
+        bytes: u64,
+        /// The most a group may hold.
+        limit: u64,
+    },
+    /// The lengths of one position of the dimensions outside the axis span
+    /// `bytes`: more than a binding holds beside its alignment (binding −
+    /// alignment − 4).
+    LengthsTooLarge {
+        /// Bytes from the block's first length to its last.
+        bytes: u64,
+        /// The most they may span.
+        limit: u64,
+    },
+    /// An axis position's elements reach past the next position's first, so no
+    /// group of whole positions is a range of memory of its own.
+    PositionsInterleave,
+    /// A stride inside the axis passes 2^32 elements.
+    StrideTooLarge,
+}
+
+impl std::fmt::Display for InPlaceRule {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            InPlaceRule::PositionTooLarge { bytes, limit } => write!(
+                f,
+                "one axis position, with the dimensions inside the axis, spans {bytes} bytes, \
+                 more than the {limit} bytes a group of positions may hold ((binding − 3 × \
+                 alignment − 8) / 2)"
+            ),
+            InPlaceRule::LengthsTooLarge { bytes, limit } => write!(
+                f,
+                "the lengths of one position outside the axis span {bytes} bytes, more than \
+                 the {limit} a binding holds beside its alignment"
+            ),
+            InPlaceRule::PositionsInterleave => f.write_str(
+                "an axis position's elements reach past the next position's first, so no \
+                 group of positions is a range of memory of its own",
+            ),
+            InPlaceRule::StrideTooLarge => {
+                f.write_str("a stride inside the axis passes 2^32 elements")
+            }
+        }
     }
 }
 
@@ -138,21 +197,19 @@ pub enum Error {
     },
     /// A tensor reversed in place past one storage binding is cut into pieces of
     /// whole lanes, or where a lane, with the dimensions inside the axis, spans
-    /// more than a binding, into groups of its positions; here one position, with
-    /// the dimensions inside the axis, spans more than half a binding (or its
-    /// elements reach past the next position's first, or the lengths of the
-    /// dimensions inside the axis pass a binding).
+    /// more than a binding, into pairs of groups of its positions, each group in
+    /// half a binding: `rule` says which rule of that cut the tensor breaks.
     #[error(
-        "tensor: {bytes} bytes reversed in place: where a lane, with the dimensions inside the \
-         axis, spans more than one storage binding ({limit} bytes on this device), each axis \
-         position must span at most half of one and end before the next position begins; \
-         reverse it out of place, which windows any tensor"
+        "tensor: {bytes} bytes reversed in place past one storage binding ({limit} bytes on \
+         this device): {rule}; reverse it out of place, which windows any tensor"
     )]
     InPlaceTooLarge {
         /// The tensor's bytes.
         bytes: u64,
         /// The device's binding window.
         limit: u64,
+        /// The rule it breaks.
+        rule: InPlaceRule,
     },
     /// A tensor needs more bytes than a limit allows.
     #[error("{tensor}: needs {bytes} bytes, more than the {limit} bytes of {limit_name}")]

@@ -80,7 +80,7 @@ pub use compiled::CompiledReverse;
 pub use compiled_in_place::CompiledInPlace;
 pub use device_lock::DeviceLock;
 pub use dtype::{DataType, Element, SequenceLength};
-pub use error::{Error, TensorRole};
+pub use error::{Error, InPlaceRule, TensorRole};
 pub use gpu::Gpu;
 pub use in_place::ReverseInPlace;
 pub use kernels::Variant;

@@ -60,10 +60,11 @@ pub(crate) fn plan_in_place(
     let widths = widths(desc);
     let mut dispatches = match window::fits_one_binding(&layout, bytes, target.window) {
         true => vec![window::whole(&layout, bytes)],
-        false => window::in_place(&layout, widths, bytes, target.window, target.align)?.ok_or(
-            Error::InPlaceTooLarge {
+        false => window::in_place(&layout, widths, bytes, target.window, target.align)?.map_err(
+            |rule| Error::InPlaceTooLarge {
                 bytes: bytes[2],
                 limit: target.window.min(window::MAX_WINDOW_BYTES) & !3,
+                rule,
             },
         )?,
     };

@@ -66,8 +66,6 @@ mod plan;
 #[cfg(feature = "wgpu")]
 mod portable;
 
-#[cfg(feature = "wgpu")]
-pub use backend::{Reversal, ReverseBackend};
 #[cfg(all(feature = "wgpu", not(target_family = "wasm")))]
 #[expect(
     deprecated,

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use burn_onnx::ModelGen;
 use onnx_ir::{Message, ModelProto};
-use revseq_burn::onnx::{prepare_into, rewrite, ReverseSequence, DOMAIN};
+use revseq_burn::onnx::{prepare_into, rewrite, ReverseSequence, RewriteError, DOMAIN};
 
 fn model(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("import-onnx/models/{name}.onnx"))
@@ -77,6 +77,10 @@ fn rewrite_moves_every_reverse_sequence_once() {
             .count(),
         1
     );
+    // A model that imports no standard opset: nothing to keep the version of.
+    let mut bare = load(&model("tagger"));
+    bare.opset_import.clear();
+    assert_eq!(rewrite(&mut bare), Err(RewriteError::NoStandardOpset));
 }
 
 /// Nodes in the graphs of attributes (here an `If`'s branch) move too.

@@ -41,7 +41,8 @@ use crate::tuning::Profile;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Variant {
     /// Any layout: one invocation per output element (4-, 8-, 16-byte elements) or
-    /// per 32-bit output word (1-, 2-byte elements).
+    /// per 32-bit output word (1-, 2-byte elements); in place, one per pair of
+    /// elements a lane swaps.
     General,
     /// The reversed axis is the innermost dimension: vectors of a row, each built
     /// from the mirrored span of the row it reverses.
@@ -52,15 +53,16 @@ pub enum Variant {
     /// The reversed axis is outside the innermost dimension and the length changes
     /// along it: each output vector is gathered element by element.
     Gather,
-    /// As [`Variant::Gather`], on a CPU adapter, along at most 64 positions, on
-    /// 16-byte vectors of elements narrower than one: each invocation holds a whole
+    /// As [`Variant::Gather`], along at most 64 positions, on 16-byte vectors of
+    /// elements narrower than one, on every adapter: each invocation holds a whole
     /// column of the axis in registers, loads and stores each vector once and
     /// reverses every element's prefix with a network of selects.
     Columns,
 }
 
 impl Variant {
-    /// Every variant.
+    /// Every variant, for revseq's own tests and benchmark (the enum may grow).
+    #[cfg(feature = "lab")]
     pub const ALL: [Variant; 5] = [
         Variant::General,
         Variant::Rows,

@@ -12,21 +12,21 @@
 
 use super::geometry::{extent, indices};
 use super::{Dispatch, Window, MAX_DISPATCHES};
-use crate::error::Error;
+use crate::error::{Error, InPlaceRule};
 use crate::layout::{Dim, Layout};
 
 /// The dispatches of `layout` in place across windows of `window` bytes
 /// starting on `align`; `widths` are the bytes per element of the tensor (twice)
-/// and of the lengths. `None` where positions interleave (one position's
-/// elements reach past the next position's first), where one position's
-/// elements or a block's lengths do not fit their share of a window, or where a
-/// stride passes a u32.
+/// and of the lengths. The rule it breaks where positions interleave (one
+/// position's elements reach past the next position's first), where one
+/// position's elements or a block's lengths do not fit their share of a window,
+/// or where a stride passes a u32.
 pub(super) fn across(
     layout: &Layout,
     [_, len_width, width]: [u64; 3],
     window: u64,
     align: u64,
-) -> Result<Option<Vec<Dispatch>>, Error> {
+) -> Result<Result<Vec<Dispatch>, InPlaceRule>, Error> {
     let align = align.max(16).next_power_of_two();
     let (axis, dims) = (layout.axis, &layout.dims);
     let inner = &dims[axis + 1..];
@@ -37,9 +37,26 @@ pub(super) fn across(
     // Two groups' windows, each from the alignment before its first element,
     // and the alignment bytes between neighbours, fit one window.
     let half = window.saturating_sub(3 * align + 8) / 2 / width;
-    let fits_lengths = (len_reach + 1) * len_width + align + 4 <= window;
-    if stride <= reach || half <= reach || !fits_lengths || !dims[axis..].iter().all(narrow) {
-        return Ok(None);
+    let lengths_limit = window.saturating_sub(align + 4);
+    let rule = if stride <= reach {
+        Some(InPlaceRule::PositionsInterleave)
+    } else if half <= reach {
+        Some(InPlaceRule::PositionTooLarge {
+            bytes: (reach + 1) * width,
+            limit: half * width,
+        })
+    } else if (len_reach + 1) * len_width > lengths_limit {
+        Some(InPlaceRule::LengthsTooLarge {
+            bytes: (len_reach + 1) * len_width,
+            limit: lengths_limit,
+        })
+    } else if !dims[axis..].iter().all(narrow) {
+        Some(InPlaceRule::StrideTooLarge)
+    } else {
+        None
+    };
+    if let Some(rule) = rule {
+        return Ok(Err(rule));
     }
     let n = dims[axis].size;
     let group = (((half - reach - 1) / stride + 1).min(u64::from(n))) as u32;
@@ -54,7 +71,7 @@ pub(super) fn across(
     for index in indices(dims[..axis].iter().map(|d| d.size).collect()) {
         blocks.block(&index, &mut dispatches)?;
     }
-    Ok(Some(dispatches))
+    Ok(Ok(dispatches))
 }
 
 /// How each block of the layout is cut: `group` positions a group; `widths`

@@ -53,7 +53,7 @@ mod staged;
 #[cfg(test)]
 mod tests;
 
-use crate::error::Error;
+use crate::error::{Error, InPlaceRule};
 use crate::layout::Layout;
 use across::across;
 use pairs::outline;
@@ -188,24 +188,25 @@ pub(crate) fn whole(layout: &Layout, bytes: [u64; 3]) -> Dispatch {
 /// tensor through the output binding (input and output share strides, so a piece
 /// holding its whole axis reads nothing outside its own window); where a lane,
 /// with the dimensions inside the axis, spans more than a window, pairs of
-/// groups of its positions (`across.rs`). `None` where neither cut exists.
+/// groups of its positions (`across.rs`). The rule the tensor breaks where
+/// neither cut exists.
 pub(crate) fn in_place(
     layout: &Layout,
     widths: [u64; 3],
     bytes: [u64; 3],
     window: u64,
     align: u64,
-) -> Result<Option<Vec<Dispatch>>, Error> {
+) -> Result<Result<Vec<Dispatch>, InPlaceRule>, Error> {
     let window = window.min(MAX_WINDOW_BYTES) & !3;
     let outline = outline(layout, widths, bytes, window, align);
     if let Ok(outline) = &outline {
         if outline.reach().whole {
-            return outline.dispatches().map(Some);
+            return outline.dispatches().map(Ok);
         }
     }
     match across(layout, widths, window, align)? {
-        Some(dispatches) => Ok(Some(dispatches)),
-        None => outline.map(|_| None),
+        Ok(dispatches) => Ok(Ok(dispatches)),
+        Err(rule) => outline.map(|_| Err(rule)),
     }
 }
 

@@ -4,8 +4,8 @@
 //! the gaps and around the tensor; the rules a tensor in place must keep.
 
 use revseq::{
-    reference, DataType, Error, Gpu, ReverseInPlace, ReverseSubsequences, TensorDesc, TensorRole,
-    Tuning, Variant, Walk,
+    reference, DataType, Error, Gpu, InPlaceRule, ReverseInPlace, ReverseSubsequences, TensorDesc,
+    TensorRole, Tuning, Variant, Walk,
 };
 use wgpu::util::DeviceExt;
 
@@ -301,14 +301,46 @@ fn in_place_past_one_binding_refuses_by_the_rule_it_breaks() {
     let small = gpu().with_max_binding(1 << 10);
     let d = desc(DataType::Float32, &[2, 600], 0, DataType::Uint32);
     let error = small.compile_in_place(&d).unwrap_err();
+    // One position of 600 f32 spans 2400 bytes; a group holds (1024 − 3 ×
+    // alignment − 8) / 2 bytes, in whole elements.
+    let align = u64::from(small.device().limits().min_storage_buffer_offset_alignment)
+        .max(16)
+        .next_power_of_two();
     assert_eq!(
         error,
         Error::InPlaceTooLarge {
             bytes: 4800,
-            limit: 1 << 10
+            limit: 1 << 10,
+            rule: InPlaceRule::PositionTooLarge {
+                bytes: 2400,
+                limit: (1024 - 3 * align - 8) / 2 / 4 * 4
+            }
         }
     );
-    assert!(error.to_string().contains("half of one"), "{error}");
+    assert!(
+        error
+            .to_string()
+            .contains("(binding − 3 × alignment − 8) / 2"),
+        "{error}"
+    );
+    // Per-element 8-byte lengths of a 2-row tensor whose one position is 200
+    // lanes of 1 byte: 1,600 bytes of lengths a block, past the binding.
+    let long_lengths = ReverseInPlace::new(
+        TensorDesc::new(DataType::Uint8, &[20, 200]),
+        TensorDesc::new(DataType::Uint64, &[1, 200]),
+        0,
+    );
+    let error = small.compile_in_place(&long_lengths).unwrap_err();
+    assert!(
+        matches!(
+            error,
+            Error::InPlaceTooLarge {
+                rule: InPlaceRule::LengthsTooLarge { bytes: 1600, .. },
+                ..
+            }
+        ),
+        "{error}"
+    );
     // Lanes of 4 bytes, 2 KiB apart: a window holds one, and 70,000 pieces
     // pass the planner's 65,536 dispatches.
     let scattered = ReverseInPlace::new(
@@ -410,7 +442,7 @@ fn random_strided_tensors_past_one_binding_keep_every_gap_byte() {
                 windowed += usize::from(compiled.dispatch_count() > 1);
                 check_on(&small, &mut rng, &d, case % 3 == 0);
             }
-            Err(Error::InPlaceTooLarge { bytes, limit }) => {
+            Err(Error::InPlaceTooLarge { bytes, limit, .. }) => {
                 let tensor = d.tensor.min_size_in_bytes();
                 assert_eq!((bytes, limit), (tensor, window), "{d:?}: refused");
                 refused += 1;

@@ -37,7 +37,7 @@ use std::path::PathBuf;
 
 pub use hook::ReverseSequence;
 pub use prepare::{prepare, prepare_into};
-pub use rewrite::{rewrite, DOMAIN};
+pub use rewrite::{rewrite, RewriteError, DOMAIN};
 
 /// Why [`prepare`] could not rewrite a model.
 #[non_exhaustive]
@@ -68,6 +68,6 @@ pub enum PrepareError {
         /// The file.
         path: PathBuf,
         /// The rule.
-        rule: String,
+        rule: RewriteError,
     },
 }

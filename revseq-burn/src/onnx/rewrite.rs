@@ -16,7 +16,7 @@ pub(super) const NAME_ATTRIBUTE: &str = "revseq_onnx_name";
 /// imports that domain at the standard domain's opset, so that the hook's opset
 /// range reads the operator's version. Returns how many nodes moved. A model
 /// already rewritten (it imports [`DOMAIN`]) is left as it is.
-pub fn rewrite(model: &mut ModelProto) -> Result<usize, String> {
+pub fn rewrite(model: &mut ModelProto) -> Result<usize, RewriteError> {
     if model.opset_import.iter().any(|o| o.domain == DOMAIN) {
         return Ok(0);
     }
@@ -26,7 +26,7 @@ pub fn rewrite(model: &mut ModelProto) -> Result<usize, String> {
         .find(|o| is_standard(&o.domain))
         .cloned()
     else {
-        return Err("opset_import must name the standard ONNX domain".into());
+        return Err(RewriteError::NoStandardOpset);
     };
     let moved = model.graph.as_mut().map_or(0, move_nodes);
     let mut ours = standard;
@@ -56,6 +56,16 @@ fn move_nodes(graph: &mut GraphProto) -> usize {
         }
     }
     moved
+}
+
+/// Why [`rewrite`] could not move a model's nodes.
+#[non_exhaustive]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum RewriteError {
+    /// The model imports no opset of the standard domain, whose version the
+    /// moved nodes would keep.
+    #[error("opset_import must name the standard ONNX domain")]
+    NoStandardOpset,
 }
 
 fn is_standard(domain: &str) -> bool {
