@@ -17,7 +17,7 @@ use crate::operator::ReverseSubsequences;
 use crate::pipeline::Built;
 use crate::plan::{plan, plan_in_place, tensor_bytes, Planned, PLACEHOLDER_BYTES};
 use crate::target::Target;
-use crate::window::Dispatch;
+use crate::window::{Dispatch, Segments};
 
 pub(crate) async fn compile(
     gpu: &Gpu,
@@ -83,7 +83,7 @@ pub(crate) fn launch_plan(
         Mode::OutOfPlace => plan(desc, bytes, target)?,
         Mode::InPlace => plan_in_place(desc, bytes, target)?,
     };
-    let copying = Copying::of(&dispatches, &target.profile);
+    let copying = Copying::new(staged_in_vectors(&dispatches), &target.profile);
     let launches = into_launches(&plans, &dispatches, &layout, limits, copying, bytes[2])?;
     Ok(Launched {
         key,
@@ -152,6 +152,21 @@ async fn placeholder(gpu: &Gpu) -> Result<Held<wgpu::Buffer>, Error> {
         })
     })
     .await
+}
+
+/// Whether every segment a staged piece copies is whole 16-byte vectors at a
+/// vector boundary, in the caller's binding and in scratch: the staging copy
+/// moves vectors then.
+fn staged_in_vectors(dispatches: &[Dispatch]) -> bool {
+    let vectors = |s: &Segments| {
+        [s.origin, s.stride, s.bytes, s.pitch]
+            .iter()
+            .all(|b| b % 16 == 0)
+    };
+    dispatches
+        .iter()
+        .filter_map(|d| d.staging.as_ref())
+        .all(|s| vectors(&s.input) && vectors(&s.output))
 }
 
 /// Bytes of the scratch buffers staged dispatches run in: one for their input,

@@ -134,8 +134,18 @@ fn copies(
         limit_name: "the invocations one staging copy counts in a u32",
     };
     let launch = |batch: &Batch| {
+        let first = u64::from(batch.first);
+        let moved = copy::Segments {
+            count: batch.count,
+            bytes: segments.bytes,
+            caller: [
+                segments.origin + first * segments.stride - batch.window.offset,
+                segments.stride,
+            ],
+            scratch: [first * segments.pitch, segments.pitch],
+        };
         let (params, invocations) =
-            copy::params(batch, segments, direction, copying).ok_or_else(|| too_many.clone())?;
+            copy::params(moved, direction, copying).ok_or_else(|| too_many.clone())?;
         let groups = invocations.div_ceil(WORKGROUP_SIZE);
         let (windows, buffers) = match direction {
             Direction::In => (

@@ -18,9 +18,9 @@ use sealed::KernelCall;
 ///
 /// ```
 /// # fn main() -> Result<(), revseq_burn::Error> {
-/// use burn::tensor::{Int, Tensor};
+/// use burn::tensor::{Device, Int, Tensor};
 ///
-/// let device = burn::tensor::Device::default(); // burn's wgpu runtime: revseq's kernels
+/// let device = Device::default(); // burn's wgpu runtime: revseq's kernels run on it
 /// // [batch 2, time 4]: the first sequence is 4 steps long, the second 2.
 /// let x = Tensor::<2>::from_floats([[1., 2., 3., 4.], [5., 6., 0., 0.]], &device);
 /// let lengths = Tensor::<1, Int>::from_ints([4, 2], &device);

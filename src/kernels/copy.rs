@@ -7,7 +7,6 @@ use crate::divisor::Divisor;
 use crate::params::Params;
 use crate::shaders::{Kernel, Source, Storage};
 use crate::tuning::{self, Profile, Tuning};
-use crate::window::{Batch, Dispatch, Segments};
 
 const COPY: Kernel = Kernel::new("copy/copy", wgsl!["copy/copy"]);
 
@@ -22,17 +21,10 @@ pub(crate) struct Copying {
 }
 
 impl Copying {
-    pub(crate) fn of(dispatches: &[Dispatch], profile: &Profile) -> Copying {
-        let vectors = |s: &Segments| {
-            [s.origin, s.stride, s.bytes, s.pitch]
-                .iter()
-                .all(|b| b % 16 == 0)
-        };
-        let staged = dispatches.iter().filter_map(|d| d.staging.as_ref());
-        let whole = staged
-            .clone()
-            .all(|s| vectors(&s.input) && vectors(&s.output));
-        let bytes = if whole { 16 } else { 4 };
+    /// The copy for `profile`, on 16-byte vectors where every segment it moves
+    /// is whole vectors at a vector boundary (`vectors`), else on words.
+    pub(crate) fn new(vectors: bool, profile: &Profile) -> Copying {
+        let bytes = if vectors { 16 } else { 4 };
         Copying {
             tuning: profile.tuning,
             storage: Storage::of(bytes, tuning::move_bits(profile, &[32, 64])),
@@ -84,30 +76,36 @@ pub(crate) enum Direction {
     Out,
 }
 
-/// The `Params` of the copy of `batch` of `segments`, and its invocations; `None`
-/// where they do not fit a u32.
+/// What one copy dispatch moves: `count` segments of `bytes`, in bytes from the
+/// start of each binding to the first segment and from one segment to the next,
+/// in the caller's window and in scratch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Segments {
+    pub(crate) count: u32,
+    pub(crate) bytes: u64,
+    pub(crate) caller: [u64; 2],
+    pub(crate) scratch: [u64; 2],
+}
+
+/// The `Params` of the copy of `segments`, and its invocations; `None` where
+/// they do not fit a u32.
 pub(crate) fn params(
-    batch: &Batch,
-    segments: &Segments,
+    segments: Segments,
     direction: Direction,
     copying: Copying,
 ) -> Option<(Params, u32)> {
     let [lanes, steps] = tuning::copy_lanes_steps(copying.tuning).map(u64::from);
     let unit = copying.bytes();
-    let first = u64::from(batch.first);
-    // Accesses from each binding's start to the batch's first segment, and
-    // between segments: in the caller's window, and in scratch.
-    let caller = [
-        (segments.origin + first * segments.stride - batch.window.offset) / unit,
-        segments.stride / unit,
-    ];
-    let scratch = [first * segments.pitch / unit, segments.pitch / unit];
+    // Accesses from each binding's start to the first segment, and between
+    // segments: in the caller's window, and in scratch.
+    let caller = segments.caller.map(|b| b / unit);
+    let scratch = segments.scratch.map(|b| b / unit);
     let (from, to) = match direction {
         Direction::In => (caller, scratch),
         Direction::Out => (scratch, caller),
     };
     let mut words = segments.bytes / unit;
-    let mut count = u64::from(batch.count);
+    let mut count = u64::from(segments.count);
     // Segments back to back on both sides are one.
     if from[1] == words && to[1] == words {
         (words, count) = (words * count, 1);
