@@ -7,6 +7,8 @@
 //! place across windows, under both tunings, against the reference; no byte of
 //! the pool outside the output tensor changes.
 
+use std::collections::HashMap;
+
 use revseq::program::{self, Binding, Program, Target};
 use revseq::{reference, DataType, Gpu, ReverseInPlace, ReverseSubsequences, TensorRole};
 
@@ -14,9 +16,18 @@ use crate::strided::lengths_for;
 use crate::support::{gpu, quietly, Rng};
 use crate::windows::{outermost_spanning, packed, small_windows, time_major_spanning, WINDOW};
 
+/// Pipelines by kernel digest, as an executor keeps them (cubecl by `KernelId`).
+type Pipelines = HashMap<u64, wgpu::ComputePipeline>;
+
 /// Runs `program` on `gpu` over one pooled buffer holding `pool` (the tensors
 /// at `bases`, by role), and returns the pool's bytes after.
-fn execute(gpu: &Gpu, program: &Program, pool: &[u8], base: impl Fn(TensorRole) -> u64) -> Vec<u8> {
+fn execute(
+    gpu: &Gpu,
+    cache: &mut Pipelines,
+    program: &Program,
+    pool: &[u8],
+    base: impl Fn(TensorRole) -> u64,
+) -> Vec<u8> {
     let device = gpu.device();
     let storage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST;
     let make = |size: u64, usage| {
@@ -34,6 +45,9 @@ fn execute(gpu: &Gpu, program: &Program, pool: &[u8], base: impl Fn(TensorRole) 
         .kernels()
         .iter()
         .map(|kernel| {
+            if let Some(pipeline) = cache.get(&kernel.digest) {
+                return pipeline.clone();
+            }
             // SAFETY: the program's kernels keep every access inside their
             // bindings by their own arithmetic, as cubecl requires of the
             // shaders it makes without bounds checks.
@@ -46,14 +60,16 @@ fn execute(gpu: &Gpu, program: &Program, pool: &[u8], base: impl Fn(TensorRole) 
                     wgpu::ShaderRuntimeChecks::unchecked(),
                 )
             };
-            device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
                 label: Some("program test"),
                 layout: None,
                 module: &module,
                 entry_point: Some(kernel.entry_point),
                 compilation_options: Default::default(),
                 cache: None,
-            })
+            });
+            cache.insert(kernel.digest, pipeline.clone());
+            pipeline
         })
         .collect();
     let mut encoder = device.create_command_encoder(&Default::default());
@@ -143,7 +159,13 @@ fn pool(rng: &mut Rng, sizes: &[u64], align: u64) -> (Vec<u64>, Vec<u8>) {
 
 /// `desc` as a program for `target`, run on `gpu`'s device over a pool, against
 /// the reference.
-fn check(gpu: &Gpu, target: &Target, desc: &ReverseSubsequences, rng: &mut Rng) -> Program {
+fn check(
+    gpu: &Gpu,
+    cache: &mut Pipelines,
+    target: &Target,
+    desc: &ReverseSubsequences,
+    rng: &mut Rng,
+) -> Program {
     let program = program::program(desc, target).unwrap_or_else(|e| panic!("{desc:?}: {e}"));
     let align = u64::from(target.limits().min_storage_buffer_offset_alignment);
     let sizes = [&desc.input, &desc.sequence_lengths, &desc.output].map(|t| t.min_size_in_bytes());
@@ -160,7 +182,7 @@ fn check(gpu: &Gpu, target: &Target, desc: &ReverseSubsequences, rng: &mut Rng) 
         TensorRole::SequenceLengths => offsets[1],
         _ => offsets[2],
     };
-    let actual = quietly(gpu, || execute(gpu, &program, &pool, base));
+    let actual = quietly(gpu, || execute(gpu, cache, &program, &pool, base));
     if let Some(at) = actual.iter().zip(&expected).position(|(a, e)| a != e) {
         panic!(
             "{desc:?} as a program ({:?}): pool byte {at} differs",
@@ -171,7 +193,13 @@ fn check(gpu: &Gpu, target: &Target, desc: &ReverseSubsequences, rng: &mut Rng) 
 }
 
 /// `desc` in place as a program for `target`, as [`check`] does.
-fn check_in_place(gpu: &Gpu, target: &Target, desc: &ReverseInPlace, rng: &mut Rng) -> Program {
+fn check_in_place(
+    gpu: &Gpu,
+    cache: &mut Pipelines,
+    target: &Target,
+    desc: &ReverseInPlace,
+    rng: &mut Rng,
+) -> Program {
     let program =
         program::program_in_place(desc, target).unwrap_or_else(|e| panic!("{desc:?}: {e}"));
     let align = u64::from(target.limits().min_storage_buffer_offset_alignment);
@@ -195,7 +223,7 @@ fn check_in_place(gpu: &Gpu, target: &Target, desc: &ReverseInPlace, rng: &mut R
         TensorRole::SequenceLengths => offsets[1],
         _ => offsets[0],
     };
-    let actual = quietly(gpu, || execute(gpu, &program, &pool, base));
+    let actual = quietly(gpu, || execute(gpu, cache, &program, &pool, base));
     if let Some(at) = actual.iter().zip(&expected).position(|(a, e)| a != e) {
         panic!(
             "{desc:?} in place as a program ({:?}): pool byte {at} differs",
@@ -226,6 +254,7 @@ fn tunings(gpu: &Gpu) -> [Target; 2] {
 #[test]
 fn every_family_runs_exactly_as_a_program_on_a_pooled_buffer() {
     let mut rng = Rng::new(74);
+    let mut cache = Pipelines::new();
     for target in tunings(gpu()) {
         for data_type in [
             DataType::Uint8,
@@ -247,9 +276,9 @@ fn every_family_runs_exactly_as_a_program_on_a_pooled_buffer() {
                 crate::packed::packed(data_type, &[4, 6, 5], 1, i64s, Some(&[1, 0, 0])),
                 crate::packed::packed(data_type, &[4, 6, 5], 1, u32s, None),
             ] {
-                check(gpu(), &target, &desc, &mut rng);
+                check(gpu(), &mut cache, &target, &desc, &mut rng);
                 if desc.input.strides().is_none() {
-                    check_in_place(gpu(), &target, &in_place(&desc), &mut rng);
+                    check_in_place(gpu(), &mut cache, &target, &in_place(&desc), &mut rng);
                 }
             }
         }
@@ -260,6 +289,7 @@ fn every_family_runs_exactly_as_a_program_on_a_pooled_buffer() {
 fn windowed_and_staged_programs_run_exactly() {
     let gpu = small_windows();
     let mut rng = Rng::new(75);
+    let mut cache = Pipelines::new();
     for target in tunings(gpu) {
         for data_type in [DataType::Uint8, DataType::Float32, DataType::Complex128] {
             let long = WINDOW / data_type.size_in_bytes() + 40;
@@ -269,7 +299,7 @@ fn windowed_and_staged_programs_run_exactly() {
                 outermost_spanning(data_type, 1),
                 rows,
             ] {
-                let program = check(gpu, &target, &desc, &mut rng);
+                let program = check(gpu, &mut cache, &target, &desc, &mut rng);
                 assert!(
                     program.dispatches().len() > 1,
                     "{desc:?} ran in one dispatch"
@@ -279,7 +309,7 @@ fn windowed_and_staged_programs_run_exactly() {
         // Per-element lanes that span windows: staged through the scratch.
         let columns = WINDOW / 4 * 3 / 24 * 4;
         let staged = packed(DataType::Float32, DataType::Uint32, &[24, columns], 0);
-        let program = check(gpu, &target, &staged, &mut rng);
+        let program = check(gpu, &mut cache, &target, &staged, &mut rng);
         assert!(program.scratch_bytes()[0] > 0, "{staged:?} did not stage");
     }
 }
@@ -287,6 +317,7 @@ fn windowed_and_staged_programs_run_exactly() {
 #[test]
 fn programs_in_place_across_windows_run_exactly() {
     let mut rng = Rng::new(76);
+    let mut cache = Pipelines::new();
     for target in tunings(gpu()) {
         for data_type in [DataType::Uint8, DataType::Float32, DataType::Complex128] {
             let width = data_type.size_in_bytes();
@@ -309,7 +340,7 @@ fn programs_in_place_across_windows_run_exactly() {
                 ),
             ] {
                 let small = target.clone().with_max_binding(window);
-                let program = check_in_place(gpu(), &small, &in_place(&desc), &mut rng);
+                let program = check_in_place(gpu(), &mut cache, &small, &in_place(&desc), &mut rng);
                 assert!(
                     program.dispatches().len() > 3,
                     "{desc:?} in place past a {window}-byte binding: {} dispatches",
