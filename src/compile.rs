@@ -12,12 +12,12 @@ use crate::gpu::Gpu;
 use crate::in_place::{name_the_tensor, ReverseInPlace};
 use crate::kernels::copy::Copying;
 use crate::kernels::PipelineKey;
-use crate::launch::{into_launches, params_stride, uniform, Launch};
+use crate::launch::{into_launches, params_stride, uniform, Bound, Launch};
 use crate::operator::ReverseSubsequences;
 use crate::pipeline::Built;
-use crate::plan::{plan, plan_in_place, tensor_bytes, Planned, PLACEHOLDER_BYTES};
+use crate::plan::{plan, tensor_bytes, Mode, Planned};
 use crate::target::Target;
-use crate::window::{Dispatch, Segments};
+use crate::window::{Dispatch, Segments, PLACEHOLDER_BYTES};
 
 pub(crate) async fn compile(
     gpu: &Gpu,
@@ -25,11 +25,11 @@ pub(crate) async fn compile(
 ) -> Result<CompiledReverse, Error> {
     let target = gpu.target();
     let launched = launch_plan(desc, Mode::OutOfPlace, &target)?;
-    build(gpu, desc, launched, target.limits()).await
+    build(gpu, desc, Mode::OutOfPlace, launched, target.limits()).await
 }
 
 /// [`compile`] in place: the operator from the tensor into itself, planned in
-/// place (`src/in_place.rs`), and the placeholder it binds as its input.
+/// place (`src/in_place.rs`).
 pub(crate) async fn compile_in_place(
     gpu: &Gpu,
     in_place: &ReverseInPlace,
@@ -37,19 +37,11 @@ pub(crate) async fn compile_in_place(
     let desc = &in_place.operator()?;
     let target = gpu.target();
     let launched = launch_plan(desc, Mode::InPlace, &target).map_err(name_the_tensor)?;
-    let inner = build(gpu, desc, launched, target.limits()).await?;
+    let inner = build(gpu, desc, Mode::InPlace, launched, target.limits()).await?;
     Ok(CompiledInPlace {
         desc: in_place.clone(),
         inner,
-        placeholder: placeholder(gpu).await?,
     })
-}
-
-/// Whether a plan writes into a second tensor or into the input's own memory.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Mode {
-    OutOfPlace,
-    InPlace,
 }
 
 /// A descriptor planned on the host for a target: its plan, its launches and
@@ -79,10 +71,7 @@ pub(crate) fn launch_plan(
         dispatches,
         plans,
         key,
-    } = match mode {
-        Mode::OutOfPlace => plan(desc, bytes, target)?,
-        Mode::InPlace => plan_in_place(desc, bytes, target)?,
-    };
+    } = plan(desc, mode, bytes, target)?;
     let copying = Copying::new(staged_in_vectors(&dispatches), &target.profile);
     let launches = into_launches(&plans, &dispatches, &layout, limits, copying, bytes[2])?;
     Ok(Launched {
@@ -94,10 +83,12 @@ pub(crate) fn launch_plan(
     })
 }
 
-/// The device's part of compiling a plan: the pipelines, scratch and uniforms.
+/// The device's part of compiling a plan: the pipelines, the buffers its
+/// launches bind of their own (scratch, the placeholder) and the uniforms.
 async fn build(
     gpu: &Gpu,
     desc: &ReverseSubsequences,
+    mode: Mode,
     launched: Launched,
     limits: &wgpu::Limits,
 ) -> Result<CompiledReverse, Error> {
@@ -113,6 +104,10 @@ async fn build(
         Some(sizes) => Some(scratch_buffers(gpu, sizes).await?),
         None => None,
     };
+    let placeholder = match launches.iter().any(|l| l.buffers[0] == Bound::Placeholder) {
+        true => Some(placeholder(gpu).await?),
+        false => None,
+    };
     let copy = match scratch.is_some() {
         true => Some(Held::new(
             gpu.device_lock(),
@@ -127,6 +122,7 @@ async fn build(
     Ok(CompiledReverse {
         gpu: gpu.clone(),
         desc: desc.clone(),
+        mode,
         key,
         pipeline,
         copy,
@@ -136,10 +132,11 @@ async fn build(
         offset_alignment: u64::from(limits.min_storage_buffer_offset_alignment),
         bytes,
         scratch,
+        placeholder,
     })
 }
 
-/// What an in-place operator binds at the input's place: the tensor is bound
+/// What in-place launches bind at the input's place: the tensor is bound
 /// once, as the output, and a buffer may not be bound both read-only and
 /// writable in one dispatch.
 async fn placeholder(gpu: &Gpu) -> Result<Held<wgpu::Buffer>, Error> {

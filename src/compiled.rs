@@ -8,6 +8,7 @@ use crate::kernels::PipelineKey;
 use crate::kernels::Variant;
 use crate::launch::Launch;
 use crate::operator::ReverseSubsequences;
+use crate::plan::Mode;
 
 /// An operator compiled for one [`Gpu`]: its pipeline and its layout uniforms, made
 /// once. Recording it is cheap: a bind group and a dispatch per window of the
@@ -16,6 +17,8 @@ use crate::operator::ReverseSubsequences;
 pub struct CompiledReverse {
     pub(crate) gpu: Gpu,
     pub(crate) desc: ReverseSubsequences,
+    /// Out of place, or in place ([`CompiledInPlace`](crate::CompiledInPlace)).
+    pub(crate) mode: Mode,
     pub(crate) key: PipelineKey,
     pub(crate) pipeline: Held<wgpu::ComputePipeline>,
     /// The staging copy's pipeline, where the plan stages.
@@ -30,6 +33,9 @@ pub struct CompiledReverse {
     pub(crate) bytes: [u64; 3],
     /// Input and output scratch buffers, for staged dispatches.
     pub(crate) scratch: Option<Held<[wgpu::Buffer; 2]>>,
+    /// What in-place dispatches bind at the input's place
+    /// ([`Bound::Placeholder`](crate::launch::Bound)).
+    pub(crate) placeholder: Option<Held<wgpu::Buffer>>,
 }
 
 impl CompiledReverse {
@@ -174,16 +180,26 @@ impl CompiledReverse {
         sequence_lengths: wgpu::BufferBinding<'_>,
         output: wgpu::BufferBinding<'_>,
     ) -> Result<(), Error> {
-        self.check(&input, &sequence_lengths, &output)?;
+        self.record_on(encoder, [&input, &sequence_lengths, &output])
+    }
+
+    /// `record` on the caller's `bindings` (input, lengths, output; in place,
+    /// the tensor's at the input's place and the output's), in either mode.
+    pub(crate) fn record_on(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        bindings: [&wgpu::BufferBinding<'_>; 3],
+    ) -> Result<(), Error> {
+        self.check(bindings)?;
         if self.is_empty() {
             return Ok(());
         }
         // wgpu records into an encoder of a lost device without a word.
         self.gpu.check_not_lost("recording the operator")?;
-        let by_buffer = self.copies_by_buffer(input.buffer, output.buffer);
+        let by_buffer = self.copies_by_buffer(bindings[0].buffer, bindings[2].buffer);
         self.encode(
             encoder,
-            [&input, &sequence_lengths, &output],
+            bindings,
             &self.commands(None),
             None,
             by_buffer,
@@ -191,44 +207,36 @@ impl CompiledReverse {
         )
     }
 
-    /// `record`'s checks of the caller's bindings: every rule wgpu checks when
-    /// binding them.
-    pub(crate) fn check(
-        &self,
-        input: &wgpu::BufferBinding<'_>,
-        sequence_lengths: &wgpu::BufferBinding<'_>,
-        output: &wgpu::BufferBinding<'_>,
-    ) -> Result<(), Error> {
-        for (tensor, binding) in [
-            (TensorRole::Input, input),
-            (TensorRole::SequenceLengths, sequence_lengths),
-            (TensorRole::Output, output),
-        ] {
+    /// `record`'s checks of the caller's `bindings`: every rule wgpu checks when
+    /// binding them; out of place, an output in a buffer of its own; in place,
+    /// the tensor (at the output's place) and the lengths in two buffers.
+    pub(crate) fn check(&self, bindings: [&wgpu::BufferBinding<'_>; 3]) -> Result<(), Error> {
+        let [input, sequence_lengths, output] = bindings;
+        let (roles, aliased) = match self.mode {
+            Mode::OutOfPlace => (
+                &[
+                    (TensorRole::Input, input),
+                    (TensorRole::SequenceLengths, sequence_lengths),
+                    (TensorRole::Output, output),
+                ][..],
+                [input, sequence_lengths]
+                    .iter()
+                    .zip([TensorRole::Input, TensorRole::SequenceLengths])
+                    .find(|(binding, _)| binding.buffer == output.buffer)
+                    .map(|(_, tensor)| Error::OutputAliases { tensor }),
+            ),
+            Mode::InPlace => (
+                &[
+                    (TensorRole::Tensor, output),
+                    (TensorRole::SequenceLengths, sequence_lengths),
+                ][..],
+                (sequence_lengths.buffer == output.buffer).then_some(Error::LengthsAliasTensor),
+            ),
+        };
+        for &(tensor, binding) in roles {
             self.check_binding(tensor, binding)?;
         }
-        for (tensor, binding) in [
-            (TensorRole::Input, input),
-            (TensorRole::SequenceLengths, sequence_lengths),
-        ] {
-            if binding.buffer == output.buffer {
-                return Err(Error::OutputAliases { tensor });
-            }
-        }
-        Ok(())
-    }
-
-    /// `record`'s checks in place: the tensor and the lengths, in two buffers.
-    pub(crate) fn check_in_place(
-        &self,
-        tensor: &wgpu::BufferBinding<'_>,
-        sequence_lengths: &wgpu::BufferBinding<'_>,
-    ) -> Result<(), Error> {
-        self.check_binding(TensorRole::Tensor, tensor)?;
-        self.check_binding(TensorRole::SequenceLengths, sequence_lengths)?;
-        if sequence_lengths.buffer == tensor.buffer {
-            return Err(Error::LengthsAliasTensor);
-        }
-        Ok(())
+        aliased.map_or(Ok(()), Err)
     }
 
     /// The rules wgpu checks of one binding: `STORAGE`, the offset's alignment,

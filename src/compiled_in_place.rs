@@ -5,7 +5,6 @@
 //! [`Gpu::compile_in_place`]: crate::Gpu::compile_in_place
 
 use crate::compiled::CompiledReverse;
-use crate::device_lock::Held;
 use crate::error::{Error, TensorRole};
 use crate::in_place::ReverseInPlace;
 use crate::kernels::Variant;
@@ -18,10 +17,9 @@ use crate::scope::block_on;
 pub struct CompiledInPlace {
     pub(crate) desc: ReverseInPlace,
     /// The operator from the tensor into itself, planned in place: it binds
-    /// `placeholder` at the input and the tensor at the output, since a buffer
-    /// may not be bound read-only and writable in one dispatch.
+    /// the tensor at the output, and at the input its placeholder or a second
+    /// window of the tensor.
     pub(crate) inner: CompiledReverse,
-    pub(crate) placeholder: Held<wgpu::Buffer>,
 }
 
 impl CompiledInPlace {
@@ -105,23 +103,8 @@ impl CompiledInPlace {
         tensor: wgpu::BufferBinding<'_>,
         sequence_lengths: wgpu::BufferBinding<'_>,
     ) -> Result<(), Error> {
-        let inner = &self.inner;
-        inner.check_in_place(&tensor, &sequence_lengths)?;
-        if inner.is_empty() {
-            return Ok(());
-        }
-        inner
-            .gpu
-            .check_not_lost("recording the operator in place")?;
-        let placeholder = self.placeholder.as_entire_buffer_binding();
-        inner.encode(
-            encoder,
-            [&placeholder, &sequence_lengths, &tensor],
-            &inner.commands(None),
-            None,
-            false,
-            None,
-        )
+        self.inner
+            .record_on(encoder, [&tensor, &sequence_lengths, &tensor])
     }
 
     /// Uploads `tensor`, reverses it in place on the device and reads it back
@@ -178,12 +161,7 @@ impl CompiledInPlace {
             })
             .await?;
         inner
-            .execute(
-                [&self.placeholder, &lengths, &data],
-                &readback,
-                tensor,
-                context,
-            )
+            .execute([&data, &lengths, &data], &readback, tensor, context)
             .await
     }
 }

@@ -87,7 +87,8 @@ impl CompiledReverse {
     }
 
     /// Window `binding` (input, lengths, output) of `launch`: of the caller's
-    /// `bindings`, or of a scratch buffer where the launch binds one.
+    /// `bindings`, or of the operator's own buffer where the launch binds one
+    /// (`compile` makes each one a launch binds).
     fn window<'a>(
         &'a self,
         launch: &Launch,
@@ -95,12 +96,17 @@ impl CompiledReverse {
         bindings: [&wgpu::BufferBinding<'a>; 3],
     ) -> wgpu::BufferBinding<'a> {
         let w = launch.windows[binding];
-        let (buffer, offset) = match (launch.buffers[binding], self.scratch.as_deref()) {
-            (Bound::ScratchInput, Some(scratch)) => (&scratch[0], 0),
-            (Bound::ScratchOutput, Some(scratch)) => (&scratch[1], 0),
-            (Bound::CallerOutput, _) => (bindings[2].buffer, bindings[2].offset),
-            _ => (bindings[binding].buffer, bindings[binding].offset),
-        };
+        let caller = |i: usize| (bindings[i].buffer, bindings[i].offset);
+        let own = |buffer: Option<&'a wgpu::Buffer>| buffer.map(|b| (b, 0));
+        let scratch = |i: usize| own(self.scratch.as_deref().map(|s| &s[i]));
+        let (buffer, offset) = match launch.buffers[binding] {
+            Bound::Caller => None,
+            Bound::Output => Some(caller(2)),
+            Bound::Placeholder => own(self.placeholder.as_deref()),
+            Bound::ScratchInput => scratch(0),
+            Bound::ScratchOutput => scratch(1),
+        }
+        .unwrap_or_else(|| caller(binding));
         wgpu::BufferBinding {
             buffer,
             offset: offset + w.offset,

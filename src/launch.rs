@@ -10,7 +10,7 @@ use crate::layout::Layout;
 use crate::params::{Params, PARAMS_SIZE};
 use crate::scope::capture;
 use crate::shaders::WORKGROUP_SIZE;
-use crate::window::{Batch, Dispatch, Segments, Staging, Window};
+use crate::window::{Batch, Dispatch, InputBinding, Segments, Staging, Window};
 
 /// A staged piece's copy of a batch of its segments between the caller's
 /// buffer and scratch: a dispatch of the copy kernel (`src/kernels/copy.rs`), or
@@ -23,13 +23,18 @@ pub(crate) struct Copy {
     pub(crate) batch: Batch,
 }
 
-/// The buffer a launch binds for a tensor: the caller's, the caller's output
-/// binding's (in place across windows, a second window of the tensor at the
-/// input's place), or a scratch buffer.
+/// The buffer a launch binds at a tensor's place.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Bound {
+    /// The caller's binding of that tensor.
     Caller,
-    CallerOutput,
+    /// The caller's output binding, at the input's place: in place across
+    /// windows, a second window of the tensor.
+    Output,
+    /// The operator's placeholder, at the input's place: in place, where
+    /// nothing is read through it
+    /// ([`PLACEHOLDER_BYTES`](crate::window::PLACEHOLDER_BYTES)).
+    Placeholder,
     ScratchInput,
     ScratchOutput,
 }
@@ -80,9 +85,10 @@ pub(crate) fn into_launches(
             })
         };
         let Some(staging) = &dispatch.staging else {
-            let input = match dispatch.apart {
-                true => Bound::CallerOutput,
-                false => Bound::Caller,
+            let input = match dispatch.input {
+                InputBinding::Input => Bound::Caller,
+                InputBinding::Tensor => Bound::Output,
+                InputBinding::Placeholder => Bound::Placeholder,
             };
             launches.push(operator([input, Bound::Caller, Bound::Caller])?);
             continue;

@@ -3,7 +3,7 @@
 //! offsets), and how one dispatch fills it.
 
 use crate::divisor::Divisor;
-use crate::window::Dispatch;
+use crate::window::{Dispatch, InputBinding};
 
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
@@ -58,7 +58,7 @@ impl Params {
             source_hi: dispatch.sources[1],
             position_lo: dispatch.positions[0],
             position_hi: dispatch.positions[1],
-            apart: u32::from(dispatch.apart),
+            apart: u32::from(dispatch.input == InputBinding::Tensor),
             interleave: 1,
             ..bytemuck::Zeroable::zeroed()
         };

@@ -1,5 +1,6 @@
-//! The plan of a descriptor, on the host: its canonical layout, the dispatches it
-//! is cut into (`src/window/`), a kernel plan for each (`src/kernels/`) and the one
+//! The plan of a descriptor, on the host, in either mode: its canonical layout,
+//! the family chosen for it, the dispatches the cut makes of it as the family
+//! needs (`src/window/`), a kernel plan for each (`src/kernels/`) and the one
 //! pipeline key they run under. Nothing here touches the device.
 
 use crate::error::Error;
@@ -8,7 +9,15 @@ use crate::layout::Layout;
 use crate::operator::ReverseSubsequences;
 use crate::target::Target;
 use crate::tuning::{self, Profile};
-use crate::window::{self, Dispatch, Window};
+use crate::window::{self, Cut, Dispatch};
+
+/// Whether a plan writes into a second tensor or into the input's own memory
+/// (the operator from a tensor into itself, `src/in_place.rs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Mode {
+    OutOfPlace,
+    InPlace,
+}
 
 /// A descriptor's plan: its canonical layout, its pieces, a plan per piece and
 /// the one pipeline key they run under.
@@ -19,117 +28,155 @@ pub(crate) struct Planned {
     pub(crate) key: PipelineKey,
 }
 
-/// Plans `desc` (validated, of tensors `bytes` long) for `target`, on the host.
+/// Plans `desc` (validated, of tensors `bytes` long) in `mode` for `target`, on
+/// the host. The family is chosen once, from the whole layout and the mode; the
+/// cut makes the pieces it needs (out of place, pieces of whole positions paired
+/// with input windows where the family walks them; in place, pieces of whole
+/// lanes or pairs of groups of positions, each binding the tensor through the
+/// output binding); each piece then runs that family, or where one cannot run
+/// every piece under one key, the general kernels.
 pub(crate) fn plan(
     desc: &ReverseSubsequences,
+    mode: Mode,
     bytes: [u64; 3],
     target: &Target,
 ) -> Result<Planned, Error> {
     let layout = Layout::canonical(desc);
-    let dispatches = cut_into_windows(desc, &layout, bytes, target)?;
-    let (key, plans) = plan_dispatches(
-        desc,
-        &dispatches,
-        layout.dims[layout.axis].size,
-        &target.profile,
-    );
-    Ok(Planned {
-        layout,
-        dispatches,
-        plans,
-        key,
-    })
-}
-
-/// Bytes of the placeholder an in-place dispatch binds in the input's place: one
-/// 16-byte vector, the least any kernel's input binding may hold.
-pub(crate) const PLACEHOLDER_BYTES: u64 = 16;
-
-/// Plans `desc`, the operator from a tensor into itself (`src/in_place.rs`), in
-/// place: one dispatch binding the tensor whole, or where it passes a binding
-/// (`window::in_place`), one a piece of whole lanes, or one a pair of groups of
-/// positions where a lane passes a binding. Each binds its window of the tensor
-/// through the output binding, and at the input's a placeholder, or where a
-/// pair's groups lie apart, the back group's window.
-pub(crate) fn plan_in_place(
-    desc: &ReverseSubsequences,
-    bytes: [u64; 3],
-    target: &Target,
-) -> Result<Planned, Error> {
-    let layout = Layout::canonical(desc);
-    let widths = widths(desc);
-    let mut dispatches = match window::fits_one_binding(&layout, bytes, target.window) {
-        true => vec![window::whole(&layout, bytes)],
-        false => window::in_place(&layout, widths, bytes, target.window, target.align)?.map_err(
-            |rule| Error::InPlaceTooLarge {
-                bytes: bytes[2],
-                limit: target.window.min(window::MAX_WINDOW_BYTES) & !3,
-                rule,
-            },
-        )?,
+    let element_bytes = desc.input.data_type().size_in_bytes();
+    let profile = &target.profile;
+    let output_bytes = bytes[2].next_multiple_of(4);
+    let family = choose(&layout, element_bytes, output_bytes, mode, profile);
+    let cut = match mode {
+        // `runs` walks pieces of whole positions against each input window,
+        // moving every run once and nothing else, where the tuning walks its
+        // lanes: no copies through scratch.
+        Mode::OutOfPlace => Cut::OutOfPlace {
+            walk_pairs: family.pair_lanes(&layout).is_some_and(|lanes| {
+                tuning::walks_pairs(profile.tuning, lanes, bytes[2], target.window)
+            }),
+        },
+        Mode::InPlace => Cut::InPlace,
     };
-    for dispatch in dispatches.iter_mut().filter(|d| !d.apart) {
-        dispatch.windows[0] = Window {
-            offset: 0,
-            size: PLACEHOLDER_BYTES,
-        };
-        dispatch.shifts[0] = 0;
-    }
-    let (key, plans) = plan_in_place_dispatches(desc, &layout, &dispatches, &target.profile);
+    let dispatches = window::cut(
+        &layout,
+        widths(desc),
+        bytes,
+        target.window,
+        target.align,
+        cut,
+    )?
+    .map_err(|rule| Error::InPlaceTooLarge {
+        bytes: bytes[2],
+        limit: target.window.min(window::MAX_WINDOW_BYTES) & !3,
+        rule,
+    })?;
+    let plans = match mode == Mode::InPlace && !dispatches[0].whole {
+        true => across(desc, &layout, &dispatches, profile),
+        false => pieces(
+            desc,
+            mode,
+            &layout,
+            (family, output_bytes),
+            &dispatches,
+            profile,
+        ),
+    };
     Ok(Planned {
+        key: key_of(desc, &plans[0], &dispatches[0]),
         layout,
         dispatches,
         plans,
-        key,
     })
 }
 
-/// A plan per in-place dispatch under one key: pairs of groups of positions
-/// (not `whole`) run `general`'s swap across windows; pieces of whole lanes
-/// run the family's plan where every piece runs it from a vector-aligned start
-/// under the same key, else the general swap.
-fn plan_in_place_dispatches(
+/// The family `mode` runs on `layout` (`output_bytes` the binding it writes
+/// through).
+fn choose(
+    layout: &Layout,
+    element_bytes: u32,
+    output_bytes: u64,
+    mode: Mode,
+    profile: &Profile,
+) -> Plan {
+    match mode {
+        Mode::OutOfPlace => Plan::new(layout, element_bytes, output_bytes, profile),
+        Mode::InPlace => Plan::in_place(layout, element_bytes, profile),
+    }
+}
+
+/// The general kernels' plan in `mode`, which runs every layout.
+fn general(desc: &ReverseSubsequences, mode: Mode, dispatch: &Dispatch, profile: &Profile) -> Plan {
+    match mode {
+        Mode::OutOfPlace => Plan::general(
+            &dispatch.layout,
+            desc.input.data_type().size_in_bytes(),
+            dispatch.windows[2].size,
+            profile,
+        ),
+        Mode::InPlace => Plan::general_in_place(&dispatch.layout, profile),
+    }
+}
+
+/// A plan per piece under one key: `family` (chosen for `layout` writing
+/// through `output_bytes`, replanned for a piece of another shape) where every
+/// piece can run it from a vector-aligned start under the same key, else the
+/// general kernels.
+fn pieces(
+    desc: &ReverseSubsequences,
+    mode: Mode,
+    layout: &Layout,
+    (family, output_bytes): (Plan, u64),
+    dispatches: &[Dispatch],
+    profile: &Profile,
+) -> Vec<Plan> {
+    let element_bytes = desc.input.data_type().size_in_bytes();
+    let axis_size = layout.dims[layout.axis].size;
+    let walk = dispatches.iter().any(|d| !d.whole && d.by_position);
+    let fast = |d: &Dispatch| {
+        let plan = match d.layout == *layout && d.windows[2].size == output_bytes {
+            true => family,
+            false => choose(&d.layout, element_bytes, d.windows[2].size, mode, profile),
+        };
+        fast_plan(plan, d, element_bytes, axis_size, profile, walk)
+    };
+    let plans: Vec<Plan> = dispatches.iter().map_while(fast).collect();
+    let key = |plan: &Plan, dispatch: &Dispatch| key_of(desc, plan, dispatch);
+    let one_key = plans.len() == dispatches.len()
+        && plans
+            .iter()
+            .zip(dispatches)
+            .all(|(plan, dispatch)| key(plan, dispatch) == key(&plans[0], &dispatches[0]));
+    match one_key {
+        true => plans,
+        false => dispatches
+            .iter()
+            .map(|d| general(desc, mode, d, profile))
+            .collect(),
+    }
+}
+
+/// The plans in place across windows: pairs of groups of positions, each run
+/// by `general`'s swap across windows, on 16-byte vectors of runs where every
+/// pair allows them.
+fn across(
     desc: &ReverseSubsequences,
     layout: &Layout,
     dispatches: &[Dispatch],
     profile: &Profile,
-) -> (PipelineKey, Vec<Plan>) {
+) -> Vec<Plan> {
     let element_bytes = desc.input.data_type().size_in_bytes();
-    if !dispatches[0].whole {
-        let (n, group) = (
-            layout.dims[layout.axis].size,
-            dispatches[0].layout.dims[0].size,
-        );
-        let front_positions = tuning::across_steps(profile.tuning, n.div_ceil(group.max(1)));
-        let vectors = dispatches
-            .iter()
-            .all(|d| Plan::across_vectors(&d.layout, d.shifts, element_bytes));
-        let plans: Vec<Plan> = dispatches
-            .iter()
-            .map(|d| {
-                Plan::general_across(&d.layout, element_bytes, front_positions, vectors, profile)
-            })
-            .collect();
-        return (key_of(desc, &plans[0], &dispatches[0]), plans);
-    }
-    let plans: Vec<Plan> = dispatches
+    let (n, group) = (
+        layout.dims[layout.axis].size,
+        dispatches[0].layout.dims[0].size,
+    );
+    let front_positions = tuning::across_steps(profile.tuning, n.div_ceil(group.max(1)));
+    let vectors = dispatches
         .iter()
-        .map(|d| Plan::in_place(&d.layout, element_bytes, profile))
-        .collect();
-    let key = key_of(desc, &plans[0], &dispatches[0]);
-    let aligned = plans.iter().zip(dispatches).all(|(plan, dispatch)| {
-        let vector_bytes = u64::from(plan.fields().vector_bytes.max(1));
-        u64::from(dispatch.shifts[2]) * u64::from(element_bytes) % vector_bytes == 0
-            && key_of(desc, plan, dispatch) == key
-    });
-    if aligned {
-        return (key, plans);
-    }
-    let plans: Vec<Plan> = dispatches
+        .all(|d| Plan::across_vectors(&d.layout, d.shifts, element_bytes));
+    dispatches
         .iter()
-        .map(|d| Plan::general_in_place(&d.layout, profile))
-        .collect();
-    (key_of(desc, &plans[0], &dispatches[0]), plans)
+        .map(|d| Plan::general_across(&d.layout, element_bytes, front_positions, vectors, profile))
+        .collect()
 }
 
 /// Each tensor's `min_size_in_bytes`, within the device's `max_buffer_size`.
@@ -158,81 +205,18 @@ fn widths(desc: &ReverseSubsequences) -> [u64; 3] {
     [element_bytes, length_bytes, element_bytes].map(u64::from)
 }
 
-/// The dispatches: one where every tensor fits a binding, else pieces of the
-/// output with the windows of each buffer they bind (`src/window/`).
-fn cut_into_windows(
-    desc: &ReverseSubsequences,
-    layout: &Layout,
-    bytes: [u64; 3],
-    target: &Target,
-) -> Result<Vec<Dispatch>, Error> {
-    let element_bytes = desc.input.data_type().size_in_bytes();
-    let widths = widths(desc);
-    // `runs` walks pieces of whole positions against each input window, moving
-    // every run once and nothing else, where the tuning walks its lanes: no copies
-    // through scratch. Decided only where the tensor does not fit one binding.
-    let walk_pairs = !window::fits_one_binding(layout, bytes, target.window)
-        && Plan::new(layout, element_bytes, bytes[2], &target.profile)
-            .pair_lanes(layout)
-            .is_some_and(|lanes| {
-                tuning::walks_pairs(target.profile.tuning, lanes, bytes[2], target.window)
-            });
-    window::split(
-        layout,
-        widths,
-        bytes,
-        target.window,
-        target.align,
-        walk_pairs,
-    )
-}
-
-/// A plan per piece, and the one pipeline key they all run under: the fast family
-/// where every piece can run it from a vector-aligned start under the same key,
-/// else the general kernels.
-fn plan_dispatches(
-    desc: &ReverseSubsequences,
-    dispatches: &[Dispatch],
-    axis_size: u32,
-    profile: &Profile,
-) -> (PipelineKey, Vec<Plan>) {
-    let element_bytes = desc.input.data_type().size_in_bytes();
-    let walk = dispatches.iter().any(|d| !d.whole && d.by_position);
-    let fast = |d: &Dispatch| fast_plan(d, element_bytes, axis_size, profile, walk);
-    let mut plans: Vec<Plan> = dispatches.iter().map_while(fast).collect();
-    let key = |plan: &Plan, dispatch: &Dispatch| key_of(desc, plan, dispatch);
-    let one_key = plans.len() == dispatches.len()
-        && plans
-            .iter()
-            .zip(dispatches)
-            .all(|(plan, dispatch)| key(plan, dispatch) == key(&plans[0], &dispatches[0]));
-    if one_key {
-        return (key(&plans[0], &dispatches[0]), plans);
-    }
-    plans = dispatches
-        .iter()
-        .map(|d| Plan::general(&d.layout, element_bytes, d.windows[2].size, profile))
-        .collect();
-    (key_of(desc, &plans[0], &dispatches[0]), plans)
-}
-
-/// The fast family's plan for `dispatch`, where it can run it from a
+/// `plan`, the family's plan for `dispatch`, where it can run it from a
 /// vector-aligned start: the whole axis in one window, or a windowed pair the
 /// plan walks. Where some piece walks pairs (`walk`), every piece walks its
 /// positions (a whole one over all of them), so that one pipeline runs them all.
 fn fast_plan(
+    plan: Plan,
     dispatch: &Dispatch,
     element_bytes: u32,
     axis_size: u32,
     profile: &Profile,
     walk: bool,
 ) -> Option<Plan> {
-    let plan = Plan::new(
-        &dispatch.layout,
-        element_bytes,
-        dispatch.windows[2].size,
-        profile,
-    );
     let plan = match walk {
         true => plan.walking_positions(&dispatch.layout, axis_size, element_bytes, profile)?,
         false => plan,
@@ -334,7 +318,7 @@ mod tests {
                     let desc = per_element(data_type, &sizes, axis);
                     desc.validate().unwrap();
                     let bytes = desc.tensors().map(|(_, t)| t.min_size_in_bytes());
-                    let planned = plan(&desc, bytes, &target(tuning)).unwrap();
+                    let planned = plan(&desc, Mode::OutOfPlace, bytes, &target(tuning)).unwrap();
                     let expected = if t <= 64 {
                         Variant::Columns
                     } else {

@@ -16,13 +16,13 @@
 
 use std::sync::Arc;
 
-use crate::compile::{launch_plan, Launched, Mode};
+use crate::compile::{launch_plan, Launched};
 use crate::error::{Error, TensorRole};
 use crate::in_place::{name_the_tensor, ReverseInPlace};
 use crate::kernels::{PipelineKey, Variant, Walk};
 use crate::launch::{Bound, Launch};
 use crate::operator::ReverseSubsequences;
-use crate::plan::PLACEHOLDER_BYTES;
+use crate::plan::Mode;
 use crate::shaders::{Kernel as Entry, Source, WORKGROUP_SIZE};
 
 pub use crate::target::Target;
@@ -126,7 +126,7 @@ impl Program {
                 Dispatch {
                     kernel,
                     workgroups: [launch.workgroups[0], launch.workgroups[1], 1],
-                    bindings: bindings(launch, uses, roles, mode),
+                    bindings: bindings(launch, uses, roles),
                 }
             })
             .collect();
@@ -240,7 +240,7 @@ fn operator_uses(key: &PipelineKey) -> [bool; 3] {
 }
 
 /// What each binding `launch` uses holds, then its uniform.
-fn bindings(launch: &Launch, uses: [bool; 3], roles: [TensorRole; 3], mode: Mode) -> Vec<Binding> {
+fn bindings(launch: &Launch, uses: [bool; 3], roles: [TensorRole; 3]) -> Vec<Binding> {
     let buffers = (0..3).filter(|&i| uses[i]).map(|i| {
         let window = launch.windows[i];
         let (offset, size) = (window.offset, window.size);
@@ -255,16 +255,12 @@ fn bindings(launch: &Launch, uses: [bool; 3], roles: [TensorRole; 3], mode: Mode
                 offset,
                 size,
             },
-            Bound::CallerOutput => Binding::Tensor {
+            Bound::Output => Binding::Tensor {
                 tensor: roles[2],
                 offset,
                 size,
             },
-            // In place, what binds at the input's place is a placeholder, but
-            // where a pair's groups lie apart (`Bound::CallerOutput`).
-            Bound::Caller if i == 0 && mode == Mode::InPlace => Binding::Placeholder {
-                size: PLACEHOLDER_BYTES,
-            },
+            Bound::Placeholder => Binding::Placeholder { size },
             Bound::Caller => Binding::Tensor {
                 tensor: roles[i],
                 offset,

@@ -178,8 +178,8 @@ impl CompiledReverse {
             .await
     }
 
-    /// Runs the operator on revseq's own `buffers` (input, lengths, output, the
-    /// input a placeholder in place) after `record`'s checks, and reads the output
+    /// Runs the operator on revseq's own `buffers` (input, lengths, output; in
+    /// place, the tensor at the input's place and the output's) after `record`'s checks, and reads the output
     /// back through `readback` into `output`, blocking natively until it is there.
     pub(crate) async fn execute(
         &self,
@@ -200,10 +200,7 @@ impl CompiledReverse {
         // submissions as the adapter needs (`src/submission.rs`), the readback
         // in the last.
         let bindings = buffers.map(|b| b.as_entire_buffer_binding());
-        let checked = match self.key.in_place {
-            true => self.check_in_place(&bindings[2], &bindings[1]),
-            false => self.check(&bindings[0], &bindings[1], &bindings[2]),
-        };
+        let checked = self.check([&bindings[0], &bindings[1], &bindings[2]]);
         let submission =
             checked.and_then(|()| self.submit(&bindings, parts.as_ref(), buffers[2], readback));
         let (sender, receiver) = signal::channel();

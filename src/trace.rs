@@ -20,10 +20,10 @@ use crate::gpu::Gpu;
 use crate::launch::Bound;
 use crate::params::PARAMS_SIZE;
 use crate::pipeline::compute_pipeline;
-use crate::plan::PLACEHOLDER_BYTES;
 use crate::scope::{block_on, Scope};
 use crate::shaders::{Kernel, Source, Storage};
 use crate::simt::{Access, Kind};
+use crate::window::PLACEHOLDER_BYTES;
 
 /// Records one dispatch's slice of the trace buffer holds before the trace is
 /// cut short: 16 MiB.

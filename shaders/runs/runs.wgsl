@@ -8,7 +8,7 @@
 // (`tuning::run_interleave`: a CPU adapter's SIMD width, a GPU's warp); with one,
 // each invocation's vectors are consecutive. In a windowed dispatch of whole axis
 // positions, each invocation instead walks the positions of its run (`walk`), or
-// a fixed grid walks them lane by lane (`Walk::PairsByLane`; `window::strategy::pair_walk`).
+// a fixed grid walks them lane by lane (`Walk::WindowByLane`; `tuning::walks_lanes`).
 #import runs/interleave
 
 // Whether each invocation walks its run's positions (`walk`): windowed dispatches
@@ -16,7 +16,7 @@
 // it is: on lavapipe, a branch on the uniform before its loads would make them
 // per-lane.
 override WALK: bool;
-// Whether, where WALK, a fixed grid walks lane by lane instead (`PairsByLane`). A
+// Whether, where WALK, a fixed grid walks lane by lane instead (`WindowByLane`). A
 // constant too: lavapipe pays for the walk a pipeline holds but does not run, in
 // every dispatch.
 override WALK_LANES: bool;

@@ -164,7 +164,7 @@ impl Family for Plan {
             },
             access_bits: 32,
             walk: match self.across {
-                Some(_) => Walk::Pairs,
+                Some(_) => Walk::Across,
                 None => Walk::None,
             },
             wide_multiply: self.wide_multiply,
@@ -311,13 +311,13 @@ pub(super) fn keys() -> impl Iterator<Item = PipelineKey> {
     .flat_map(|key| {
         // In place across windows: units of elements, or of 16-byte vectors.
         let walks: &[(Walk, u32)] = match key.in_place {
-            true => &[(Walk::None, 0), (Walk::Pairs, 0), (Walk::Pairs, 16)],
+            true => &[(Walk::None, 0), (Walk::Across, 0), (Walk::Across, 16)],
             false => &[(Walk::None, 0)],
         };
         walks.iter().flat_map(move |&(walk, vector_bytes)| {
             // Units an invocation takes along a run (`tuning::across_units`).
             let steps: &[u32] = match walk {
-                Walk::Pairs => &[1, 8],
+                Walk::Across => &[1, 8],
                 _ => &[1],
             };
             steps.iter().map(move |&steps| PipelineKey {

@@ -13,15 +13,18 @@ pub enum Walk {
     /// A windowed piece of whole axis positions paired with an input window
     /// (`src/window/`): a `runs` invocation walks the positions of its run
     /// whose sources the window holds; `rows` writes the vectors of a lane longer
-    /// than a window whose sources it holds (`rows/pairs.wgsl`). In place, a
-    /// group of a lane's positions paired with another (`src/window/across.rs`):
-    /// `general` swaps the pairs with an end in each (`general/swap_pairs.wgsl`).
-    Pairs,
-    /// As [`Walk::Pairs`], `runs` on a fixed grid walking the pair lane by lane
+    /// than a window whose sources it holds (`rows/pairs.wgsl`).
+    Window,
+    /// As [`Walk::Window`], `runs` on a fixed grid walking the pair lane by lane
     /// (a CPU adapter's way, and a GPU's where walking run by run would start too
     /// few invocations; `tuning::walks_lanes`). A constant of its own, so that each
     /// pipeline holds only the walk it runs.
-    PairsByLane,
+    WindowByLane,
+    /// In place, a group of a lane's positions paired with another
+    /// (`src/window/across.rs`): `general` swaps the pairs with an end in each
+    /// (`general/swap_pairs.wgsl`), writing through its input binding where the
+    /// groups lie in two windows.
+    Across,
 }
 
 /// Everything a pipeline is specialised on. Shapes and strides are not here: they
@@ -90,7 +93,7 @@ impl PipelineKey {
     /// Whether the kernel writes through its input binding: in place across
     /// windows, where it is a second window of the tensor (`src/bindings.rs`).
     pub(crate) fn writes_input(&self) -> bool {
-        self.in_place && self.walk == Walk::Pairs
+        self.walk == Walk::Across
     }
 
     #[cfg_attr(not(feature = "lab"), allow(dead_code))]

@@ -119,7 +119,7 @@ impl Family for Plan {
             steps: self.steps,
             vector_bytes: self.vector.bytes,
             access_bits: self.access_bits,
-            walk: if self.pairs { Walk::Pairs } else { Walk::None },
+            walk: if self.pairs { Walk::Window } else { Walk::None },
             wide_multiply: false,
             in_place: self.in_place,
         }
@@ -157,7 +157,7 @@ pub(super) fn kernel(key: &PipelineKey) -> (Kernel, Storage) {
     let storage = Storage::of(key.vector_bytes, key.access_bits);
     let kernel = match storage {
         _ if key.in_place => SWAP,
-        _ if key.walk == Walk::Pairs => PAIRS,
+        _ if key.walk == Walk::Window => PAIRS,
         Storage::Words => ROWS_NARROW,
         Storage::U64 if key.element_bytes >= 8 => ROWS_64,
         _ => ROWS,
@@ -193,7 +193,7 @@ pub(super) fn keys() -> impl Iterator<Item = PipelineKey> {
         // Pairs over lanes longer than a window, of rank 1, on vectors no
         // narrower than an element.
         let pairs = (key.vector_bytes >= key.element_bytes).then_some(PipelineKey {
-            walk: Walk::Pairs,
+            walk: Walk::Window,
             ..key
         });
         // In place, one step, on 16-byte vectors.

@@ -30,7 +30,7 @@ pub(crate) struct Plan {
     /// Whether the invocations walk the piece's axis positions, each its run's
     /// or a fixed grid lane by lane.
     pub(super) walk: Walk,
-    /// Lanes a fixed grid walks ([`Walk::PairsByLane`]); 0 elsewhere.
+    /// Lanes a fixed grid walks ([`Walk::WindowByLane`]); 0 elsewhere.
     pub(super) lanes: u32,
     /// In place: slots of axis positions each lane's invocations stride over
     /// (`tuning::swap_slots`); `None` out of place.
@@ -120,14 +120,14 @@ impl Plan {
                     invocations: shares
                         .next_multiple_of(u64::from(crate::shaders::WORKGROUP_SIZE))
                         .min(grid) as u32,
-                    walk: Walk::PairsByLane,
+                    walk: Walk::WindowByLane,
                     lanes: lanes as u32,
                     ..self
                 }
             }
             false => Plan {
                 invocations: by_run as u32,
-                walk: Walk::Pairs,
+                walk: Walk::Window,
                 ..self
             },
         }
@@ -178,7 +178,7 @@ pub(super) fn constants(key: &PipelineKey, constants: &mut Vec<(&'static str, f6
     constants.push(("WALK", f64::from(u8::from(key.walk != Walk::None))));
     constants.push((
         "WALK_LANES",
-        f64::from(u8::from(key.walk == Walk::PairsByLane)),
+        f64::from(u8::from(key.walk == Walk::WindowByLane)),
     ));
 }
 
@@ -190,7 +190,7 @@ pub(super) fn keys() -> impl Iterator<Item = PipelineKey> {
     let most = |_, vector_bytes| (1, tuning::runs_steps(Tuning::Cpu, vector_bytes));
     family_keys(Variant::Runs, &WIDTHS, vector_sizes, most, vectors_in_64)
         .flat_map(|key| {
-            [Walk::None, Walk::Pairs, Walk::PairsByLane].map(|walk| PipelineKey { walk, ..key })
+            [Walk::None, Walk::Window, Walk::WindowByLane].map(|walk| PipelineKey { walk, ..key })
         })
         .chain(
             family_keys(Variant::Runs, &WIDTHS, vector_sizes, most, vectors_in_64).map(|key| {

@@ -11,7 +11,7 @@
 //! positions is swapped by the one dispatch of its two groups.
 
 use super::geometry::{extent, indices};
-use super::{Dispatch, Window, MAX_DISPATCHES};
+use super::{Dispatch, InputBinding, Window, MAX_DISPATCHES};
 use crate::error::{Error, InPlaceRule};
 use crate::layout::{Dim, Layout};
 
@@ -170,7 +170,10 @@ impl Blocks<'_> {
             sources: [0, u32::MAX],
             whole: false,
             by_position: true,
-            apart,
+            input: match apart {
+                true => InputBinding::Tensor,
+                false => InputBinding::Input,
+            },
             staging: None,
         }
     }

@@ -101,14 +101,40 @@ pub(crate) struct Dispatch {
     /// Whether the dispatch's sources are chosen by axis position alone, so that
     /// `Runs`, which moves whole runs of one position, can run it.
     pub(crate) by_position: bool,
-    /// In place across windows (`across.rs`): the pairs' back ends lie in the
-    /// input window, a second window of the tensor apart from the output
-    /// window's, which holds their front ends; else both lie in the output
-    /// window.
-    pub(crate) apart: bool,
+    /// What the input binding holds.
+    pub(crate) input: InputBinding,
     /// Where the piece's input and output are staged through scratch buffers: the
     /// input and output windows are then ranges of the scratch buffers.
     pub(crate) staging: Option<Staging>,
+}
+
+/// What a dispatch binds at the input's place.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum InputBinding {
+    /// The caller's input: out of place.
+    Input,
+    /// A placeholder of [`PLACEHOLDER_BYTES`]: in place, where every pair lies
+    /// in the output window (a buffer may not be bound read-only and writable in
+    /// one dispatch).
+    Placeholder,
+    /// A second window of the tensor, apart from the output window: in place
+    /// across windows (`across.rs`), the pairs' back ends, the output window
+    /// holding their front ends.
+    Tensor,
+}
+
+/// Bytes of the placeholder an in-place dispatch binds at the input's place:
+/// one 16-byte vector, the least any kernel's input binding may hold.
+pub(crate) const PLACEHOLDER_BYTES: u64 = 16;
+
+/// What the family chosen for the whole layout needs of the cut.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Cut {
+    /// Out of place ([`split`]); pieces of whole positions may pair with input
+    /// windows where the family walks them (`walk_pairs`).
+    OutOfPlace { walk_pairs: bool },
+    /// In place ([`in_place`]).
+    InPlace,
 }
 
 /// A staged piece: it holds the whole axis, and each axis position's input and
@@ -178,25 +204,78 @@ pub(crate) fn whole(layout: &Layout, bytes: [u64; 3]) -> Dispatch {
         sources: [0, u32::MAX],
         whole: true,
         by_position: true,
-        apart: false,
+        input: InputBinding::Input,
         staging: None,
     }
 }
 
-/// In place (`docs/in-place.md`): the tensor's pieces that each hold whole
-/// lanes within one window, one dispatch each, binding the piece's window of the
-/// tensor through the output binding (input and output share strides, so a piece
-/// holding its whole axis reads nothing outside its own window); where a lane,
-/// with the dimensions inside the axis, spans more than a window, pairs of
-/// groups of its positions (`across.rs`). The rule the tensor breaks where
-/// neither cut exists.
-pub(crate) fn in_place(
+/// Cuts the operator on `layout` as `cut` asks: the dispatches, or in place
+/// the rule the tensor breaks where no cut exists. `widths` are the bytes per
+/// element of input, sequence lengths and output, `bytes` their tensors' sizes;
+/// `window` is the most bytes one binding may hold and `align` the storage
+/// offset alignment.
+pub(crate) fn cut(
+    layout: &Layout,
+    widths: [u64; 3],
+    bytes: [u64; 3],
+    window: u64,
+    align: u64,
+    cut: Cut,
+) -> Result<Result<Vec<Dispatch>, InPlaceRule>, Error> {
+    match cut {
+        Cut::OutOfPlace { walk_pairs } => {
+            split(layout, widths, bytes, window, align, walk_pairs).map(Ok)
+        }
+        Cut::InPlace => in_place(layout, widths, bytes, window, align),
+    }
+}
+
+/// In place (`docs/in-place.md`): one dispatch binding the tensor whole where
+/// it fits a binding; else the tensor's pieces that each hold whole lanes
+/// within one window, one dispatch each, binding the piece's window of the
+/// tensor through the output binding (input and output share strides, so a
+/// piece holding its whole axis reads nothing outside its own window); where a
+/// lane, with the dimensions inside the axis, spans more than a window, pairs
+/// of groups of its positions (`across.rs`). The input binding holds the
+/// placeholder, or where a pair's groups lie apart, the back group's window.
+/// The rule the tensor breaks where neither cut exists.
+fn in_place(
     layout: &Layout,
     widths: [u64; 3],
     bytes: [u64; 3],
     window: u64,
     align: u64,
 ) -> Result<Result<Vec<Dispatch>, InPlaceRule>, Error> {
+    let mut dispatches = match cut_in_place(layout, widths, bytes, window, align)? {
+        Ok(dispatches) => dispatches,
+        Err(rule) => return Ok(Err(rule)),
+    };
+    for dispatch in dispatches
+        .iter_mut()
+        .filter(|d| d.input != InputBinding::Tensor)
+    {
+        dispatch.input = InputBinding::Placeholder;
+        dispatch.windows[0] = Window {
+            offset: 0,
+            size: PLACEHOLDER_BYTES,
+        };
+        dispatch.shifts[0] = 0;
+    }
+    Ok(Ok(dispatches))
+}
+
+/// [`in_place`]'s pieces, each binding the tensor's windows as the out-of-place
+/// cut would.
+fn cut_in_place(
+    layout: &Layout,
+    widths: [u64; 3],
+    bytes: [u64; 3],
+    window: u64,
+    align: u64,
+) -> Result<Result<Vec<Dispatch>, InPlaceRule>, Error> {
+    if fits_one_binding(layout, bytes, window) {
+        return Ok(Ok(vec![whole(layout, bytes)]));
+    }
     let window = window.min(MAX_WINDOW_BYTES) & !3;
     let outline = outline(layout, widths, bytes, window, align);
     if let Ok(outline) = &outline {
@@ -216,7 +295,7 @@ pub(crate) fn in_place(
 /// storage offset alignment. One dispatch, binding every tensor whole, where they
 /// all fit ([`fits_one_binding`]). Pieces of whole positions may pair with input
 /// windows where `walk_pairs` (the kernel walks them).
-pub(crate) fn split(
+fn split(
     layout: &Layout,
     widths: [u64; 3],
     bytes: [u64; 3],

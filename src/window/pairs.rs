@@ -4,7 +4,7 @@
 //! position's begin, else ranges of input offsets from the piece's origin.
 
 use super::geometry::{cut, extent, indices};
-use super::{Dispatch, Window, MAX_DISPATCHES};
+use super::{Dispatch, InputBinding, Window, MAX_DISPATCHES};
 use crate::error::{Error, TensorRole};
 use crate::layout::{Dim, Layout};
 
@@ -76,7 +76,7 @@ pub(super) fn outline(
     window: u64,
     align: u64,
 ) -> Result<Outline, Error> {
-    let c = PairCut::new(layout, widths, bytes[0], window, align)?;
+    let c = PairCut::new(layout, widths, bytes, window, align)?;
     let dims = &layout.dims;
     let count: u64 = dims[..c.cut]
         .iter()
@@ -126,6 +126,32 @@ impl Outline {
     }
 }
 
+/// Why no piece of one element fits: a window with room for no element of a
+/// tensor besides its offset alignment and a word, or input offsets over the
+/// whole axis past a u32.
+fn too_large(widths: [u64; 3], bytes: [u64; 3], window: u64, align: u64) -> Error {
+    let roles = [
+        TensorRole::Input,
+        TensorRole::SequenceLengths,
+        TensorRole::Output,
+    ];
+    match (0..3).find(|&t| widths[t] + align + 4 > window) {
+        Some(t) => Error::TensorTooLarge {
+            tensor: roles[t],
+            bytes: widths[t] + align + 4,
+            limit: window,
+            limit_name: "one storage binding, which one element with its offset alignment and \
+                         a word exceeds",
+        },
+        None => Error::TensorTooLarge {
+            tensor: TensorRole::Input,
+            bytes: bytes[0],
+            limit: u64::from(u32::MAX) * widths[0],
+            limit_name: "one binding window's 2^32 elements, which one lane's inputs exceed",
+        },
+    }
+}
+
 fn too_many(dispatches: u64) -> Error {
     Error::TooManyDispatches {
         dispatches,
@@ -136,22 +162,17 @@ fn too_many(dispatches: u64) -> Error {
 impl PairCut {
     fn new(
         layout: &Layout,
-        [in_width, len_width, out_width]: [u64; 3],
-        in_bytes: u64,
+        widths: [u64; 3],
+        bytes: [u64; 3],
         window: u64,
         align: u64,
     ) -> Result<PairCut, Error> {
+        let [in_width, len_width, out_width] = widths;
         let align = align.max(16).next_power_of_two();
         let room = window.saturating_sub(align + 4);
         let (dims, axis) = (&layout.dims, layout.axis);
-        let (cut, group) = cut(layout, room / out_width, room / len_width, room / in_width).ok_or(
-            Error::TensorTooLarge {
-                tensor: TensorRole::Input,
-                bytes: in_bytes,
-                limit: u64::from(u32::MAX) * in_width,
-                limit_name: "one binding window's 2^32 elements, which one lane's inputs exceed",
-            },
-        )?;
+        let (cut, group) = cut(layout, room / out_width, room / len_width, room / in_width)
+            .ok_or_else(|| too_large(widths, bytes, window, align))?;
         let lane = axis == cut && dims[axis].input == 1 && dims[axis].output == 1;
         let vector = (16 / in_width.max(out_width)).max(1) as u32;
         let group = match lane && group < dims[axis].size && group >= vector {
@@ -327,7 +348,7 @@ impl Piece {
             },
             whole: self.whole_axis && matches!(writes, Writes::All),
             by_position: !matches!(writes, Writes::Offsets(_)),
-            apart: false,
+            input: InputBinding::Input,
             staging: None,
         }
     }

@@ -4,7 +4,7 @@
 //! window of their own.
 
 use super::geometry::{extent, fits, indices};
-use super::{Batch, Dispatch, Segments, Staging, Window, MAX_DISPATCHES};
+use super::{Batch, Dispatch, InputBinding, Segments, Staging, Window, MAX_DISPATCHES};
 use crate::layout::{Dim, Layout};
 
 /// The staged pieces of `layout`. `None` where no cut exists or a segment is not
@@ -161,7 +161,7 @@ impl StagedCut<'_> {
             sources: [0, u32::MAX],
             whole: true,
             by_position: true,
-            apart: false,
+            input: InputBinding::Input,
             staging: Some(Staging {
                 positions: n,
                 input,

@@ -490,3 +490,31 @@ fn tensors_past_4_gib_cut_into_windows_inside_their_buffers() {
         }
     }
 }
+
+#[test]
+fn a_window_without_room_for_one_element_names_the_binding() {
+    // 256 bytes a binding, aligned at 256: no room for an element with its
+    // alignment and a word.
+    let error = split(
+        &layout(&[4, 100], 1),
+        [1, 4, 1],
+        [400, 16, 400],
+        256,
+        256,
+        false,
+    )
+    .unwrap_err();
+    assert!(
+        matches!(
+            error,
+            Error::TensorTooLarge {
+                tensor: crate::TensorRole::Input,
+                bytes: 261,
+                limit: 256,
+                ..
+            }
+        ),
+        "{error}"
+    );
+    assert!(error.to_string().contains("one storage binding"), "{error}");
+}

@@ -276,7 +276,7 @@ fn lanes_past_one_binding_swap_across_windows() {
                 assert!(
                     compiled.dispatch_count() > 3
                         && key.variant == Variant::General
-                        && key.walk == Walk::Pairs,
+                        && key.walk == Walk::Across,
                     "{layout} {d:?}: {} dispatch(es) of {key:?} past a {window}-byte binding",
                     compiled.dispatch_count(),
                 );

@@ -230,7 +230,7 @@ fn a_gpus_pairs_walked_lane_by_lane_move_whole_sectors() {
         );
         let op = gpu.compile(&desc).unwrap();
         assert!(
-            op.key().walk == Walk::PairsByLane
+            op.key().walk == Walk::WindowByLane
                 && op.dispatch_count() > 1
                 && op.scratch_bytes() == 0,
             "{desc:?}: {} dispatches",
@@ -270,7 +270,7 @@ fn a_gpus_swaps_across_windows_move_whole_sectors_of_runs() {
     let op = gpu.compile_in_place(&d).unwrap();
     let key = op.key();
     assert!(
-        key.walk == Walk::Pairs && key.vector_bytes == 16 && op.dispatch_count() > 1,
+        key.walk == Walk::Across && key.vector_bytes == 16 && op.dispatch_count() > 1,
         "{d:?}: {key:?}, {} dispatches",
         op.dispatch_count()
     );

@@ -28,7 +28,7 @@ fn time_major_lanes_spanning_small_windows_stage_on_a_cpu_and_walk_on_a_gpu() {
                 // A GPU walks lanes this short lane by lane: run by run would
                 // start too few invocations.
                 assert_eq!(
-                    op.key().walk == Walk::PairsByLane,
+                    op.key().walk == Walk::WindowByLane,
                     tuning == Tuning::Gpu,
                     "{desc:?}"
                 );
@@ -78,7 +78,7 @@ fn time_major_pairs_walked_lane_by_lane(tuning: Tuning) {
         let by_lane = tuning == Tuning::Cpu || sizes[0] > 7;
         assert!(
             op.key().walk != Walk::None
-                && (op.key().walk == Walk::PairsByLane) == by_lane
+                && (op.key().walk == Walk::WindowByLane) == by_lane
                 && op.scratch_bytes() == 0,
             "{tuning:?}: {desc:?}"
         );
