@@ -14,9 +14,10 @@ use crate::kernels::copy::Copying;
 use crate::kernels::PipelineKey;
 use crate::launch::{into_launches, params_stride, uniform, Bound, Launch};
 use crate::operator::ReverseSubsequences;
-use crate::pipeline::Built;
+use crate::pipeline::Pipeline;
 use crate::plan::{plan, tensor_bytes, Mode, Planned};
 use crate::target::Target;
+use crate::tuning;
 use crate::window::{Dispatch, Segments, PLACEHOLDER_BYTES};
 
 pub(crate) async fn compile(
@@ -51,6 +52,9 @@ pub(crate) struct Launched {
     pub(crate) key: PipelineKey,
     pub(crate) launches: Vec<Launch>,
     pub(crate) copying: Copying,
+    /// Whether staged segments copy by buffer copies where the caller's buffers
+    /// allow it, rather than by the copy kernel (`tuning::copies_by_buffer`).
+    pub(crate) by_buffer: bool,
     /// Bytes of the scratch buffers staged pieces run in (input, output).
     pub(crate) scratch: Option<[u64; 2]>,
     /// `min_size_in_bytes` of input, sequence lengths and output.
@@ -78,6 +82,7 @@ pub(crate) fn launch_plan(
         key,
         launches,
         copying,
+        by_buffer: tuning::copies_by_buffer(target.profile.tuning),
         scratch: scratch_sizes(&dispatches),
         bytes,
     })
@@ -96,10 +101,14 @@ async fn build(
         key,
         launches,
         copying,
+        by_buffer,
         scratch,
         bytes,
     } = launched;
-    let pipeline = Held::new(gpu.device_lock(), gpu.pipeline(Built::Operator(key)).await?);
+    let pipeline = Held::new(
+        gpu.device_lock(),
+        gpu.pipeline(Pipeline::Operator(key)).await?,
+    );
     let scratch = match scratch {
         Some(sizes) => Some(scratch_buffers(gpu, sizes).await?),
         None => None,
@@ -111,7 +120,7 @@ async fn build(
     let copy = match scratch.is_some() {
         true => Some(Held::new(
             gpu.device_lock(),
-            gpu.pipeline(Built::Copy(copying)).await?,
+            gpu.pipeline(Pipeline::Copy(copying)).await?,
         )),
         false => None,
     };
@@ -133,6 +142,7 @@ async fn build(
         bytes,
         scratch,
         placeholder,
+        by_buffer,
     })
 }
 

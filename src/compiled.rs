@@ -36,6 +36,9 @@ pub struct CompiledReverse {
     /// What in-place dispatches bind at the input's place
     /// ([`Bound::Placeholder`](crate::launch::Bound)).
     pub(crate) placeholder: Option<Held<wgpu::Buffer>>,
+    /// Whether staged segments copy by buffer copies where the caller's buffers
+    /// allow it (`compile::Launched::by_buffer`).
+    pub(crate) by_buffer: bool,
 }
 
 impl CompiledReverse {

@@ -7,11 +7,10 @@ use crate::bindings;
 use crate::compiled::CompiledReverse;
 use crate::error::Error;
 use crate::kernels::copy::Direction;
-use crate::launch::{params_binding, Bound, Copy, Launch};
+use crate::launch::{params_binding, Bound, Launch, StagingCopy};
 use crate::parts::Parts;
 #[cfg(not(target_arch = "wasm32"))]
 use crate::scope::{now_or_never, Scope};
-use crate::tuning;
 
 /// The trace build in place of the operator's pipeline (`src/trace.rs`): its
 /// pipeline, its bind group layout (the operator's, with the records at binding
@@ -78,10 +77,10 @@ impl CompiledReverse {
     }
 
     /// Whether `record` on these buffers copies staged segments with buffer
-    /// copies rather than the copy kernel: where the adapter gains by it and
-    /// the input has `COPY_SRC` and the output `COPY_DST`.
+    /// copies rather than the copy kernel: where the plan does and the input
+    /// has `COPY_SRC` and the output `COPY_DST`.
     pub(crate) fn copies_by_buffer(&self, input: &wgpu::Buffer, output: &wgpu::Buffer) -> bool {
-        tuning::copies_by_buffer(self.gpu.profile().tuning)
+        self.by_buffer
             && input.usage().contains(wgpu::BufferUsages::COPY_SRC)
             && output.usage().contains(wgpu::BufferUsages::COPY_DST)
     }
@@ -240,7 +239,7 @@ impl CompiledReverse {
 /// at `p * pitch` in the scratch buffer (`scratch`: input, output).
 fn copy_segments(
     encoder: &mut wgpu::CommandEncoder,
-    copy: &Copy,
+    copy: &StagingCopy,
     [input, output]: [&wgpu::BufferBinding<'_>; 2],
     [scratch_in, scratch_out]: &[wgpu::Buffer; 2],
 ) {

@@ -315,11 +315,6 @@ impl Gpu {
         self.inner.objects.cache.len()
     }
 
-    /// What the plan tunes for and may use of the device.
-    pub(crate) fn profile(&self) -> Profile {
-        self.inner.profile
-    }
-
     /// What this device's plans are made for: its limits, the kind of adapter
     /// and its features, and the binding this `Gpu` keeps to
     /// ([`Gpu::with_max_binding`]). [`program`](crate::program::program) plans
@@ -343,7 +338,7 @@ impl Gpu {
     /// The pipeline `key` names, from the cache or built now.
     pub(crate) async fn pipeline(
         &self,
-        key: crate::pipeline::Built,
+        key: crate::pipeline::Pipeline,
     ) -> Result<wgpu::ComputePipeline, Error> {
         let objects = &self.inner.objects;
         objects

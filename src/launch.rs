@@ -17,7 +17,7 @@ use crate::window::{Batch, Dispatch, InputBinding, Segments, Staging, Window};
 /// where the adapter copies buffers faster and the caller's buffers allow it, a
 /// buffer copy per segment (`tuning::copies_by_buffer`).
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Copy {
+pub(crate) struct StagingCopy {
     pub(crate) direction: Direction,
     pub(crate) segments: Segments,
     pub(crate) batch: Batch,
@@ -43,7 +43,7 @@ pub(crate) enum Bound {
 #[derive(Debug)]
 pub(crate) struct Launch {
     /// The copy it runs, where it is a staged piece's copy, not the operator.
-    pub(crate) copy: Option<Copy>,
+    pub(crate) copy: Option<StagingCopy>,
     /// Input, sequence lengths and output windows, of the buffers in `buffers`.
     pub(crate) windows: [Window; 3],
     pub(crate) buffers: [Bound; 3],
@@ -164,7 +164,7 @@ fn copies(
             ),
         };
         Ok(Launch {
-            copy: Some(Copy {
+            copy: Some(StagingCopy {
                 direction,
                 segments: *segments,
                 batch: *batch,

@@ -9,7 +9,6 @@ use crate::device_lock::Held;
 use crate::error::Error;
 use crate::launch::{uniform, Launch};
 use crate::params::Params;
-use crate::tuning;
 
 /// A range of a dispatch's workgroups, run as a dispatch of its own.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -56,9 +55,9 @@ impl CompiledReverse {
     pub(crate) async fn parts(&self, budget: u64) -> Result<Parts, Error> {
         let limits = self.gpu.device().limits();
         let max = limits.max_compute_workgroups_per_dimension.max(1);
-        // `run`'s buffers have copy usages: where the tuning copies staged
+        // `run`'s buffers have copy usages: where the plan copies staged
         // segments by buffer, a copy launch is buffer copies, never in parts.
-        let by_buffer = tuning::copies_by_buffer(self.gpu.profile().tuning);
+        let by_buffer = self.by_buffer;
         let of: Vec<Vec<Part>> = self
             .launches
             .iter()

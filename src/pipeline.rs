@@ -14,31 +14,31 @@ use crate::shaders::{Kernel, Source};
 
 /// A pipeline the cache builds: an operator's, or the staging copy's.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub(crate) enum Built {
+pub(crate) enum Pipeline {
     Operator(PipelineKey),
     Copy(Copying),
 }
 
-impl Built {
+impl Pipeline {
     fn source(&self) -> Source {
         match self {
-            Built::Operator(key) => key.source(),
-            Built::Copy(copying) => copying.source(),
+            Pipeline::Operator(key) => key.source(),
+            Pipeline::Copy(copying) => copying.source(),
         }
     }
 
     /// Whether its input binding is writable (`src/bindings.rs`).
     pub(crate) fn writes_input(&self) -> bool {
         match self {
-            Built::Operator(key) => key.writes_input(),
-            Built::Copy(_) => false,
+            Pipeline::Operator(key) => key.writes_input(),
+            Pipeline::Copy(_) => false,
         }
     }
 
     fn constants(&self) -> Vec<(&'static str, f64)> {
         match self {
-            Built::Operator(key) => key.constants(),
-            Built::Copy(copying) => copying.constants(),
+            Pipeline::Operator(key) => key.constants(),
+            Pipeline::Copy(copying) => copying.constants(),
         }
     }
 }
@@ -51,7 +51,7 @@ pub(crate) struct PipelineCache {
 #[derive(Default)]
 struct State {
     modules: HashMap<Source, wgpu::ShaderModule>,
-    pipelines: HashMap<Built, wgpu::ComputePipeline>,
+    pipelines: HashMap<Pipeline, wgpu::ComputePipeline>,
 }
 
 impl PipelineCache {
@@ -60,7 +60,7 @@ impl PipelineCache {
         state.pipelines.len()
     }
 
-    fn cached(&self, key: Built) -> Option<wgpu::ComputePipeline> {
+    fn cached(&self, key: Pipeline) -> Option<wgpu::ComputePipeline> {
         let state = self.state.read().unwrap_or_else(PoisonError::into_inner);
         state.pipelines.get(&key).cloned()
     }
@@ -70,7 +70,7 @@ impl PipelineCache {
         device: &wgpu::Device,
         lock: &DeviceLock,
         layout: &wgpu::PipelineLayout,
-        key: Built,
+        key: Pipeline,
     ) -> Result<wgpu::ComputePipeline, Error> {
         if let Some(pipeline) = self.cached(key) {
             return Ok(pipeline);

@@ -79,7 +79,7 @@ impl CompiledReverse {
         };
         let commands = self.commands(None);
         let slices = commands.len().clamp(1, SUBMITTED) as u64;
-        let built = Built::new(&self.gpu, &program, every, host, slices * SLICE)?;
+        let built = TraceBuild::new(&self.gpu, &program, every, host, slices * SLICE)?;
         let tracing = Tracing {
             layout: &built.layout,
             pipeline: &built.pipeline,
@@ -180,7 +180,7 @@ pub fn trace_wgsl(
         writable_input: false,
     };
     let output = vec![0; output_bytes.next_multiple_of(4) as usize];
-    let built = Built::new(gpu, &program, every, [input, &[0; 4], &output], SLICE)?;
+    let built = TraceBuild::new(gpu, &program, every, [input, &[0; 4], &output], SLICE)?;
     let buffers = &built.buffers;
     let device = gpu.device();
     let bind_group = bindings::bind_group(
@@ -242,13 +242,13 @@ struct Buffers {
 }
 
 /// A traced run's bind group layout, pipeline and buffers.
-struct Built {
+struct TraceBuild {
     layout: wgpu::BindGroupLayout,
     pipeline: Held<wgpu::ComputePipeline>,
     buffers: Buffers,
 }
 
-impl Built {
+impl TraceBuild {
     /// `program`'s trace build, tracing every `every`-th workgroup, with the
     /// host's `input`, `lengths` and `output` (as it starts), and
     /// `records_bytes` of records.
@@ -258,7 +258,7 @@ impl Built {
         every: u32,
         [input, lengths, output]: [&[u8]; 3],
         records_bytes: u64,
-    ) -> Result<Built, Error> {
+    ) -> Result<TraceBuild, Error> {
         let device = gpu.device();
         let scope = Scope::push(device);
         let lock = gpu.device_lock();
@@ -281,7 +281,7 @@ impl Built {
             )?,
         };
         block_on(scope.pop("building the trace pipeline"))?;
-        Ok(Built {
+        Ok(TraceBuild {
             layout,
             pipeline,
             buffers,

@@ -22,7 +22,7 @@ pub(crate) struct Plan {
     pub(super) vector: VectorLayout,
     /// Axis positions a column holds in registers: the axis rounded up to 8,
     /// 16, 32 or 64.
-    pub(super) held: u32,
+    pub(super) column_rows: u32,
     pub(super) access_bits: u32,
     pub(super) invocations: u32,
     /// In place: the column read where it is written, its rows below the
@@ -42,7 +42,7 @@ pub(super) fn plan(layout: &Layout, element_bytes: u32, profile: &Profile) -> Op
     let vector = VectorLayout::of(layout, element_bytes, 16)?;
     Some(Plan {
         vector,
-        held: n.next_power_of_two().max(8),
+        column_rows: n.next_power_of_two().max(8),
         access_bits: tuning::access_bits(profile, access_sizes(element_bytes, 16)),
         // One invocation per column: a vector of a run and the whole axis.
         invocations: (vector.lines / u64::from(n) * u64::from(vector.vecs)) as u32,
@@ -63,7 +63,7 @@ impl Plan {
 impl Family for Plan {
     fn fields(&self) -> Fields {
         Fields {
-            steps: self.held,
+            steps: self.column_rows,
             vector_bytes: 16,
             access_bits: self.access_bits,
             walk: Walk::None,

@@ -137,10 +137,10 @@ fn columns_hold_short_axes() {
     };
     // Vectors along at most 64 positions, on a CPU: the axis in 8, 16, 32 or 64
     // rows.
-    for (n, held) in [(2, 8), (8, 8), (9, 16), (17, 32), (33, 64), (64, 64)] {
+    for (n, rows) in [(2, 8), (8, 8), (9, 16), (17, 32), (33, 64), (64, 64)] {
         for data_type in [DataType::Uint8, DataType::Float16, DataType::Float64] {
             let p = columns(plan(data_type, &[n, 160], 0, true));
-            assert_eq!(p.held, held);
+            assert_eq!(p.column_rows, rows);
         }
     }
     // An invocation per vector of a run; the runs are every other dimension.
