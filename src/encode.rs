@@ -15,7 +15,6 @@ use crate::scope::{now_or_never, Scope};
 /// The trace build in place of the operator's pipeline (`src/trace.rs`): its
 /// pipeline, its bind group layout (the operator's, with the records at binding
 /// 4), and the records buffer, a slice of `slice` bytes for each command.
-#[cfg_attr(not(feature = "lab"), allow(dead_code))]
 pub(crate) struct Tracing<'a> {
     pub(crate) layout: &'a wgpu::BindGroupLayout,
     pub(crate) pipeline: &'a wgpu::ComputePipeline,

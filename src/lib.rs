@@ -43,7 +43,10 @@ mod gpu;
 mod in_place;
 // With the `lab` feature, revseq's benchmark and tests reach the plan's internals
 // (`PipelineKey`, `Walk`, `Tuning`) and the laboratory's modules below.
-#[cfg_attr(not(feature = "lab"), allow(unreachable_pub))]
+#[cfg_attr(
+    not(feature = "lab"),
+    expect(unreachable_pub, reason = "the laboratory (`lab`) reaches these")
+)]
 mod kernels;
 mod launch;
 mod layout;
@@ -61,7 +64,7 @@ mod scope;
 #[cfg(feature = "lab")]
 pub mod shaders;
 #[cfg(not(feature = "lab"))]
-#[allow(unreachable_pub)]
+#[expect(unreachable_pub, reason = "the laboratory (`lab`) reaches these")]
 mod shaders;
 mod signal;
 #[cfg(feature = "lab")]
@@ -71,7 +74,10 @@ mod target;
 mod tensor;
 #[cfg(all(feature = "lab", not(target_arch = "wasm32")))]
 pub mod trace;
-#[cfg_attr(not(feature = "lab"), allow(unreachable_pub))]
+#[cfg_attr(
+    not(feature = "lab"),
+    expect(unreachable_pub, reason = "the laboratory (`lab`) reaches these")
+)]
 mod tuning;
 mod window;
 

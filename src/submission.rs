@@ -111,7 +111,10 @@ pub(crate) fn poll_until(
 pub(crate) struct Pacer {
     bytes: Option<u64>,
     /// Bytes per second of the last timed submission.
-    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
+    #[cfg_attr(
+        target_arch = "wasm32",
+        expect(dead_code, reason = "a browser's submissions are not timed")
+    )]
     pace: Option<f64>,
 }
 

@@ -147,7 +147,10 @@ impl CompiledInPlace {
 /// `mul_high`; its entry point is `main`, and it must call `invocation_index`
 /// first. The uniform at binding 0 is all zeros, the lengths binding holds 4, and
 /// the output binding `output_bytes`, zeroed.
-#[allow(clippy::too_many_arguments)]
+#[expect(
+    clippy::too_many_arguments,
+    reason = "a kernel's text, storage, constants, grid and buffers, each its own"
+)]
 pub fn trace_wgsl(
     gpu: &Gpu,
     wgsl: &str,

@@ -98,7 +98,6 @@ pub(super) fn constants(key: &PipelineKey, constants: &mut Vec<(&'static str, f6
     constants.push(("IN_PLACE", f64::from(u8::from(key.in_place))));
 }
 
-#[cfg_attr(not(feature = "lab"), allow(dead_code))]
 pub(super) fn keys() -> impl Iterator<Item = PipelineKey> {
     // Elements narrower than a vector, on 16-byte vectors, in 8 to 64 rows;
     // out of place and in place.

@@ -129,7 +129,6 @@ pub(super) use super::no_slots as slots;
 pub(super) use super::outer_axes as takes_axis;
 pub(super) use super::vector_constants as constants;
 
-#[cfg_attr(not(feature = "lab"), allow(dead_code))]
 pub(super) fn keys() -> impl Iterator<Item = PipelineKey> {
     family_keys(
         Variant::Gather,

@@ -276,7 +276,6 @@ pub(super) fn slots(key: &PipelineKey) -> &'static [(&'static str, &'static str)
     }
 }
 
-#[cfg_attr(not(feature = "lab"), allow(dead_code))]
 /// Any axis.
 pub(super) fn takes_axis(_rank: u32, _axis: u32) -> bool {
     true
@@ -292,7 +291,6 @@ pub(super) fn constants(key: &PipelineKey, constants: &mut Vec<(&'static str, f6
     }
 }
 
-#[cfg_attr(not(feature = "lab"), allow(dead_code))]
 pub(super) fn keys() -> impl Iterator<Item = PipelineKey> {
     family_keys(
         Variant::General,

@@ -96,7 +96,10 @@ impl PipelineKey {
         self.walk == Walk::Across
     }
 
-    #[cfg_attr(not(feature = "lab"), allow(dead_code))]
+    #[cfg_attr(
+        not(feature = "lab"),
+        expect(dead_code, reason = "only the laboratory (`lab`) lists every key")
+    )]
     /// Every key the cache can build: each family's kernels for every element
     /// width, rank and axis it takes, and length type.
     pub fn all() -> impl Iterator<Item = PipelineKey> {

@@ -156,7 +156,6 @@ macro_rules! families {
             }
         }
 
-        #[cfg_attr(not(feature = "lab"), allow(dead_code))]
         /// Whether the family's kernels take `axis` of a canonical layout of `rank`.
         pub(crate) fn takes_axis(variant: Variant, rank: u32, axis: u32) -> bool {
             match variant {
@@ -164,7 +163,6 @@ macro_rules! families {
             }
         }
 
-        #[cfg_attr(not(feature = "lab"), allow(dead_code))]
         /// Every family's keys, with rank, axis and length type left to fill.
         pub(crate) fn keys() -> impl Iterator<Item = PipelineKey> {
             std::iter::empty()$(.chain($room::keys()))*
@@ -303,14 +301,12 @@ fn vector_constants(key: &PipelineKey, constants: &mut Vec<(&'static str, f64)>)
     ]);
 }
 
-#[cfg_attr(not(feature = "lab"), allow(dead_code))]
 /// The axes of the families that reverse an axis outside the innermost
 /// dimension.
 fn outer_axes(rank: u32, axis: u32) -> bool {
     axis < rank - 1
 }
 
-#[cfg_attr(not(feature = "lab"), allow(dead_code))]
 /// A family's keys: for every element width in `widths`, each vector size in
 /// `sizes(width)`, every power of two of steps in `steps(width, vector size)`
 /// (least and most), and each access size the family may use; one invocation of a
@@ -347,7 +343,6 @@ fn family_keys(
     })
 }
 
-#[cfg_attr(not(feature = "lab"), allow(dead_code))]
 /// The element widths.
 const WIDTHS: [u32; 5] = [1, 2, 4, 8, 16];
 
@@ -356,7 +351,6 @@ fn no_slots(_key: &PipelineKey) -> &'static [(&'static str, &'static str)] {
     &[]
 }
 
-#[cfg_attr(not(feature = "lab"), allow(dead_code))]
 /// The access sizes of a family that moves 32-bit words only.
 fn words_only(_element_bytes: u32, _vector_bytes: u32) -> &'static [u32] {
     &[32]

@@ -177,13 +177,11 @@ pub(super) fn slots(key: &PipelineKey) -> &'static [(&'static str, &'static str)
     }
 }
 
-#[cfg_attr(not(feature = "lab"), allow(dead_code))]
 /// The innermost axis.
 pub(super) fn takes_axis(rank: u32, axis: u32) -> bool {
     axis == rank - 1
 }
 
-#[cfg_attr(not(feature = "lab"), allow(dead_code))]
 pub(super) fn keys() -> impl Iterator<Item = PipelineKey> {
     let most = |element_bytes, vector_bytes| {
         let steps = |packed| tuning::rows_steps(Tuning::Cpu, element_bytes, vector_bytes, packed);

@@ -185,7 +185,6 @@ pub(super) fn constants(key: &PipelineKey, constants: &mut Vec<(&'static str, f6
 pub(super) use super::no_slots as slots;
 pub(super) use super::outer_axes as takes_axis;
 
-#[cfg_attr(not(feature = "lab"), allow(dead_code))]
 pub(super) fn keys() -> impl Iterator<Item = PipelineKey> {
     let most = |_, vector_bytes| (1, tuning::runs_steps(Tuning::Cpu, vector_bytes));
     family_keys(Variant::Runs, &WIDTHS, vector_sizes, most, vectors_in_64)

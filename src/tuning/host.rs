@@ -18,7 +18,10 @@ fn intel() -> bool {
     use std::arch::x86_64::__cpuid;
     // The vendor leaf exists on every x86 CPU Rust builds for; the intrinsic is
     // unsafe in older Rust and safe in newer.
-    #[allow(unused_unsafe)]
+    #[allow(
+        unused_unsafe,
+        reason = "the intrinsic is unsafe in older Rust, safe in newer"
+    )]
     let id = unsafe { __cpuid(0) };
     [id.ebx, id.edx, id.ecx]
         .iter()
