@@ -5,10 +5,10 @@ use crate::device_lock::Held;
 use crate::error::{Error, TensorRole};
 use crate::gpu::Gpu;
 use crate::kernels::PipelineKey;
-use crate::kernels::Variant;
 use crate::launch::Launch;
 use crate::operator::ReverseSubsequences;
 use crate::plan::Mode;
+use crate::variant::Variant;
 
 /// An operator compiled for one [`Gpu`]: its pipeline and its layout uniforms, made
 /// once. Recording it is cheap: a bind group and a dispatch per window of the

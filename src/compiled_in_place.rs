@@ -7,9 +7,9 @@
 use crate::compiled::CompiledReverse;
 use crate::error::{Error, TensorRole};
 use crate::in_place::ReverseInPlace;
-use crate::kernels::Variant;
 #[cfg(not(target_arch = "wasm32"))]
 use crate::scope::block_on;
+use crate::variant::Variant;
 
 /// A [`ReverseInPlace`] compiled for one [`Gpu`](crate::Gpu): its pipeline and
 /// layout uniform, made once.

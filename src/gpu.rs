@@ -7,7 +7,6 @@ use crate::adapter::adapter_from_env;
 use crate::bindings;
 use crate::device_lock::{DeviceLock, Held};
 use crate::error::Error;
-use crate::kernels::Variant;
 use crate::pipeline::PipelineCache;
 #[cfg(not(target_arch = "wasm32"))]
 use crate::scope::block_on;
@@ -15,6 +14,7 @@ use crate::scope::Scope;
 use crate::submission::default_submission_bytes;
 use crate::target::Target;
 use crate::tuning::{self, Profile, Tuning};
+use crate::variant::Variant;
 
 /// A wgpu device and queue with this crate's layouts and pipeline cache.
 /// Cheap to clone; clones share the cache.

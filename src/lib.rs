@@ -79,6 +79,7 @@ pub mod trace;
     expect(unreachable_pub, reason = "the laboratory (`lab`) reaches these")
 )]
 mod tuning;
+mod variant;
 mod window;
 
 pub use adapter::adapter_from_env;
@@ -89,7 +90,6 @@ pub use dtype::{DataType, Element, SequenceLength};
 pub use error::{Error, InPlaceRule, TensorRole};
 pub use gpu::Gpu;
 pub use in_place::ReverseInPlace;
-pub use kernels::Variant;
 #[cfg(feature = "lab")]
 pub use kernels::{PipelineKey, Walk};
 pub use operator::{ReverseSubsequences, MAX_RANK, MAX_TENSOR_BYTES};
@@ -98,6 +98,7 @@ pub use submission::wait_for_queue;
 pub use tensor::TensorDesc;
 #[cfg(feature = "lab")]
 pub use tuning::Tuning;
+pub use variant::Variant;
 /// The wgpu this crate is built on: use it to create the devices, buffers and
 /// encoders you pass in, so that the types match.
 pub use wgpu;

@@ -78,7 +78,8 @@ impl Params {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kernels::{PipelineKey, Variant};
+    use crate::kernels::PipelineKey;
+    use crate::variant::Variant;
     use std::mem::offset_of;
 
     #[test]

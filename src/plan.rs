@@ -252,9 +252,9 @@ fn key_of(desc: &ReverseSubsequences, plan: &Plan, dispatch: &Dispatch) -> Pipel
 mod tests {
     use super::*;
     use crate::dtype::DataType;
-    use crate::kernels::Variant;
     use crate::tensor::TensorDesc;
     use crate::tuning::Tuning;
+    use crate::variant::Variant;
 
     /// A device of either tuning with 64-bit integers, binding 128 MiB at a
     /// time, as the benchmark's sweep does.

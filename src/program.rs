@@ -19,11 +19,12 @@ use std::sync::Arc;
 use crate::compile::{launch_plan, Launched};
 use crate::error::{Error, TensorRole};
 use crate::in_place::{name_the_tensor, ReverseInPlace};
-use crate::kernels::{PipelineKey, Variant, Walk};
+use crate::kernels::{PipelineKey, Walk};
 use crate::launch::{Bound, Launch};
 use crate::operator::ReverseSubsequences;
 use crate::plan::Mode;
 use crate::shaders::{Kernel as Entry, Source, WORKGROUP_SIZE};
+use crate::variant::Variant;
 
 pub use crate::target::Target;
 

@@ -4,9 +4,9 @@
 //! executor of its own makes one for its device
 //! ([`program`](crate::program::program)).
 
-#[cfg(feature = "lab")]
-use crate::kernels::Variant;
 use crate::tuning::{self, Profile, Tuning};
+#[cfg(feature = "lab")]
+use crate::variant::Variant;
 
 /// What a plan is made for: a device's limits, the kind of adapter (a CPU
 /// adapter's plan differs from a GPU's, `docs/tuning.md`) and whether its

@@ -14,7 +14,7 @@
 mod host;
 mod pairs;
 
-use crate::kernels::Variant;
+use crate::variant::Variant;
 
 pub(crate) use host::moves_64_bit_words;
 pub(crate) use pairs::{walks_lanes, walks_pairs};
