@@ -51,8 +51,8 @@ pub(crate) fn plan(
         // moving every run once and nothing else, where the tuning walks its
         // lanes: no copies through scratch.
         Mode::OutOfPlace => Cut::OutOfPlace {
-            walk_pairs: family.pair_lanes(&layout).is_some_and(|lanes| {
-                tuning::walks_pairs(profile.tuning, lanes, bytes[2], target.window)
+            walk_windows: family.pair_lanes(&layout).is_some_and(|lanes| {
+                tuning::walks_windows(profile.tuning, lanes, bytes[2], target.window)
             }),
         },
         Mode::InPlace => Cut::InPlace,

@@ -1,6 +1,6 @@
-// Mirroring on 16-byte vectors, for `rows/rows.wgsl` and `rows/pairs.wgsl`: the
+// Mirroring on 16-byte vectors, for `rows/rows.wgsl` and `rows/window.wgsl`: the
 // span of `rows/segments.wgsl` funnelled out of two aligned vectors, its elements
-// reversed, and the `Lane` view of the storage through which `rows/pairs.wgsl`
+// reversed, and the `Lane` view of the storage through which `rows/window.wgsl`
 // moves them (`rows/mirror_narrow.wgsl` is its twin on 32-bit words).
 #import shared/vectors
 

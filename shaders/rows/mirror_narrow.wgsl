@@ -1,4 +1,4 @@
-// Mirroring on 32-bit words, for `rows/rows_narrow.wgsl` and `rows/pairs.wgsl`
+// Mirroring on 32-bit words, for `rows/rows_narrow.wgsl` and `rows/window.wgsl`
 // where rows are whole words but not whole vectors: as `rows/mirror.wgsl`, a word
 // at a time.
 #import shared/vectors

@@ -27,7 +27,7 @@ fn store_vec(i: u32, v: vec4<u32>) {
     dst[i] = v;
 }
 
-// A vector of the output as it is now: `rows/pairs.wgsl` merges into one that an
+// A vector of the output as it is now: `rows/window.wgsl` merges into one that an
 // earlier dispatch wrote.
 fn load_output_vec(i: u32) -> vec4<u32> {
     #trace trace_access(TRACE_LOAD | TRACE_OUTPUT, i * 16u, 16u);

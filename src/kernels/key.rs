@@ -13,7 +13,7 @@ pub enum Walk {
     /// A windowed piece of whole axis positions paired with an input window
     /// (`src/window/`): a `runs` invocation walks the positions of its run
     /// whose sources the window holds; `rows` writes the vectors of a lane longer
-    /// than a window whose sources it holds (`rows/pairs.wgsl`).
+    /// than a window whose sources it holds (`rows/window.wgsl`).
     Window,
     /// As [`Walk::Window`], `runs` on a fixed grid walking the pair lane by lane
     /// (a CPU adapter's way, and a GPU's where walking run by run would start too

@@ -186,13 +186,13 @@ impl Plan {
                 p.walking(layout.dims[layout.axis].size, profile.tuning),
             )),
             _ if rows => {
-                rows::pairs_plan(layout, axis_size, element_bytes, profile).map(Plan::Rows)
+                rows::window_plan(layout, axis_size, element_bytes, profile).map(Plan::Rows)
             }
             other => Some(other),
         }
     }
 
-    /// Where `runs` could walk windowed pairs of `layout` (`tuning::walks_pairs`):
+    /// Where `runs` could walk windowed pairs of `layout` (`tuning::walks_windows`):
     /// its lanes (runs per position) and the invocations a walk run by run starts.
     pub(crate) fn pair_lanes(&self, layout: &Layout) -> Option<[u64; 2]> {
         let positions = layout.dims[layout.axis].size;

@@ -6,7 +6,7 @@
 //! row is whole words but not whole vectors (`rows/rows_narrow.wgsl`).
 //!
 //! A lane longer than a binding window runs in pieces, each paired with the
-//! input windows of the lane (`src/window/`): `rows/pairs.wgsl` writes, in each
+//! input windows of the lane (`src/window/`): `rows/window.wgsl` writes, in each
 //! pair, the vectors whose sources that window owns, a fixed grid striding over
 //! them.
 
@@ -30,8 +30,8 @@ pub(crate) struct Plan {
     pub(super) access_bits: u32,
     pub(super) invocations: u32,
     /// Whether the piece is part of a lane longer than a window, paired with an
-    /// input window (`rows/pairs.wgsl`).
-    pub(super) pairs: bool,
+    /// input window (`rows/window.wgsl`).
+    pub(super) walks_window: bool,
     /// In place, one invocation walking each row (`rows/swap.wgsl`).
     pub(super) in_place: bool,
 }
@@ -62,7 +62,7 @@ pub(super) fn plan(layout: &Layout, element_bytes: u32, profile: &Profile) -> Op
         per_row,
         access_bits,
         invocations: (vector.lines * u64::from(per_row)) as u32,
-        pairs: false,
+        walks_window: false,
         in_place: false,
     })
 }
@@ -82,9 +82,9 @@ impl Plan {
     }
 }
 
-/// `rows/pairs` for `piece`, a run of positions of one lane of `lane` positions,
+/// `rows/window` for `piece`, a run of positions of one lane of `lane` positions,
 /// where the whole lane is vectors or words no narrower than an element.
-pub(super) fn pairs_plan(
+pub(super) fn window_plan(
     piece: &Layout,
     lane: u32,
     element_bytes: u32,
@@ -108,7 +108,7 @@ pub(super) fn pairs_plan(
     Some(Plan {
         per_row: 1,
         invocations,
-        pairs: true,
+        walks_window: true,
         ..plan
     })
 }
@@ -119,7 +119,11 @@ impl Family for Plan {
             steps: self.steps,
             vector_bytes: self.vector.bytes,
             access_bits: self.access_bits,
-            walk: if self.pairs { Walk::Window } else { Walk::None },
+            walk: if self.walks_window {
+                Walk::Window
+            } else {
+                Walk::None
+            },
             wide_multiply: false,
             in_place: self.in_place,
         }
@@ -141,7 +145,7 @@ const FILES: &[(&str, &str)] = wgsl![
     "rows/rows",
     "rows/rows_narrow",
     "rows/rows_64",
-    "rows/pairs",
+    "rows/window",
     "rows/segments",
     "rows/mirror",
     "rows/mirror_narrow",
@@ -150,14 +154,14 @@ const FILES: &[(&str, &str)] = wgsl![
 const ROWS: Kernel = Kernel::new("rows/rows", FILES);
 const ROWS_NARROW: Kernel = Kernel::new("rows/rows_narrow", FILES);
 const ROWS_64: Kernel = Kernel::new("rows/rows_64", FILES);
-const PAIRS: Kernel = Kernel::new("rows/pairs", FILES);
+const WINDOW: Kernel = Kernel::new("rows/window", FILES);
 const SWAP: Kernel = Kernel::new("rows/swap", FILES);
 
 pub(super) fn kernel(key: &PipelineKey) -> (Kernel, Storage) {
     let storage = Storage::of(key.vector_bytes, key.access_bits);
     let kernel = match storage {
         _ if key.in_place => SWAP,
-        _ if key.walk == Walk::Window => PAIRS,
+        _ if key.walk == Walk::Window => WINDOW,
         Storage::Words => ROWS_NARROW,
         Storage::U64 if key.element_bytes >= 8 => ROWS_64,
         _ => ROWS,
@@ -169,7 +173,7 @@ pub(super) fn constants(key: &PipelineKey, constants: &mut Vec<(&'static str, f6
     vector_constants(key, constants);
 }
 
-/// Whether `rows/pairs.wgsl` mirrors vectors or words (`mirror`).
+/// Whether `rows/window.wgsl` mirrors vectors or words (`mirror`).
 pub(super) fn slots(key: &PipelineKey) -> &'static [(&'static str, &'static str)] {
     match Storage::of(key.vector_bytes, key.access_bits) {
         Storage::Words => &[("mirror", "rows/mirror_narrow")],

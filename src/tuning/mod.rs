@@ -12,12 +12,12 @@
 //! data; none makes one of its own.
 
 mod host;
-mod pairs;
+mod walks;
 
 use crate::variant::Variant;
 
 pub(crate) use host::moves_64_bit_words;
-pub(crate) use pairs::{walks_lanes, walks_pairs};
+pub(crate) use walks::{walks_lanes, walks_windows};
 
 /// What the plan tunes the vector kernels for: how much work one invocation takes.
 /// [`Gpu::from_wgpu`](crate::Gpu::from_wgpu) picks it from the adapter's device type;
@@ -229,7 +229,7 @@ pub(crate) fn runs_steps(tuning: Tuning, vector_bytes: u32) -> u32 {
     }
 }
 
-/// Invocations of a `rows/pairs` dispatch, and of a `runs` pair walked lane by
+/// Invocations of a `rows/window` dispatch, and of a `runs` pair walked lane by
 /// lane, which stride over the vectors its pair of windows writes: enough to
 /// fill the profile, few enough that a pair with nothing to write (most pairs of a
 /// long lane) costs little. A CPU adapter pays for each workgroup it starts, even

@@ -14,11 +14,11 @@
 //! variant. When it does not (the axis spans more than a window), there are three
 //! ways, in this order of preference (`docs/windows.md` has their measurements):
 //!
-//! - Pairs (`runs` where the tuning walks it, `tuning::walks_pairs`, and `rows` for
+//! - Pairs (`runs` where the tuning walks it, `tuning::walks_windows`, and `rows` for
 //!   lanes longer than a window): pieces of whole axis positions, each paired with
 //!   the input windows of whole positions it may read. In each pair, `runs` walks
 //!   the positions whose source that window holds, run by run or lane by lane;
-//!   `rows/pairs.wgsl` writes the vectors whose sources the window owns (a lane's
+//!   `rows/window.wgsl` writes the vectors whose sources the window owns (a lane's
 //!   windows bind one vector past what they own, and a piece's windows run
 //!   downwards: see the kernel). Each byte moves once, and nothing else is
 //!   touched. No copies; dispatches grow with the square of the windows an axis
@@ -48,7 +48,7 @@
 
 mod across;
 mod geometry;
-mod pairs;
+mod outline;
 mod staged;
 #[cfg(test)]
 mod tests;
@@ -56,7 +56,7 @@ mod tests;
 use crate::error::{Error, InPlaceRule};
 use crate::layout::Layout;
 use across::across;
-use pairs::outline;
+use outline::outline;
 use staged::staged;
 
 /// The most dispatches one operator records. Pieces are as large as a window
@@ -131,8 +131,8 @@ pub(crate) const PLACEHOLDER_BYTES: u64 = 16;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Cut {
     /// Out of place ([`split`]); pieces of whole positions may pair with input
-    /// windows where the family walks them (`walk_pairs`).
-    OutOfPlace { walk_pairs: bool },
+    /// windows where the family walks them (`walk_windows`).
+    OutOfPlace { walk_windows: bool },
     /// In place ([`in_place`]).
     InPlace,
 }
@@ -223,8 +223,8 @@ pub(crate) fn cut(
     cut: Cut,
 ) -> Result<Result<Vec<Dispatch>, InPlaceRule>, Error> {
     match cut {
-        Cut::OutOfPlace { walk_pairs } => {
-            split(layout, widths, bytes, window, align, walk_pairs).map(Ok)
+        Cut::OutOfPlace { walk_windows } => {
+            split(layout, widths, bytes, window, align, walk_windows).map(Ok)
         }
         Cut::InPlace => in_place(layout, widths, bytes, window, align),
     }
@@ -294,14 +294,14 @@ fn cut_in_place(
 /// tensors' sizes; `window` is the most bytes one binding may hold and `align` the
 /// storage offset alignment. One dispatch, binding every tensor whole, where they
 /// all fit ([`fits_one_binding`]). Pieces of whole positions may pair with input
-/// windows where `walk_pairs` (the kernel walks them).
+/// windows where `walk_windows` (the kernel walks them).
 fn split(
     layout: &Layout,
     widths: [u64; 3],
     bytes: [u64; 3],
     window: u64,
     align: u64,
-    walk_pairs: bool,
+    walk_windows: bool,
 ) -> Result<Vec<Dispatch>, Error> {
     // A tensor without elements binds nothing, however far its lengths or strides
     // reach: one dispatch with no work, which `record` skips.
@@ -316,7 +316,7 @@ fn split(
     let mut paired = None;
     if let Ok(outline) = &outline {
         let reach = outline.reach();
-        if reach.whole || (walk_pairs && reach.by_position) {
+        if reach.whole || (walk_windows && reach.by_position) {
             match outline.dispatches() {
                 Ok(dispatches) => return Ok(dispatches),
                 error => paired = Some(error),

@@ -337,7 +337,7 @@ fn every_walked_pair_is_one_that_some_length_needs() {
     assert!(needed.iter().all(|&n| n), "{needed:?}");
 }
 
-/// Simulates `rows/pairs.wgsl` over `lanes` lanes of `n` positions, each longer
+/// Simulates `rows/window.wgsl` over `lanes` lanes of `n` positions, each longer
 /// than a window: every output vector is written exactly once (the one the
 /// length straddles copied first, then merged), everything it reads and writes
 /// lies in its dispatch's windows, where the lane has it. Returns the pieces,

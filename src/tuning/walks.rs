@@ -14,7 +14,7 @@ use super::Tuning;
 /// share of one, and strides over the vectors the pair moves in them. A CPU
 /// adapter pays for each invocation it starts, idle or not, so a small grid walks
 /// the lanes, where they are few (many lanes walk pairs only where nothing else can run them:
-/// [`walks_pairs`]). A GPU retires idle invocations cheaply, so each run gets its
+/// [`walks_windows`]). A GPU retires idle invocations cheaply, so each run gets its
 /// own, unless that leaves too few to keep its memory busy: each walks its
 /// positions one after another, and short lanes over a long axis (`[T, 2, 64]`)
 /// would leave a few hundred invocations each walking thousands of them.
@@ -41,7 +41,7 @@ const GPU_PAIR_FILL: u64 = 32 * 1024;
 /// every pair, and every dispatch costs about what moving a few MiB does, while
 /// staging costs two copies of the tensor: so only for a few lanes and large
 /// pairs (`docs/windows.md` has the timings).
-pub(crate) fn walks_pairs(
+pub(crate) fn walks_windows(
     tuning: Tuning,
     [lanes, by_run]: [u64; 2],
     output_bytes: u64,

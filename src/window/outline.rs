@@ -21,13 +21,13 @@ enum Writes {
 
 /// How the output is cut: the dimension `cut`, `group` of its positions a piece,
 /// every dimension inside it whole.
-struct PairCut {
+struct PieceCut {
     cut: usize,
     group: u32,
     /// The piece cuts a lane contiguous in input and output: pieces and input
     /// windows of whole 16-byte vectors (`vector` elements), each window binding
     /// `tail` elements (a vector) past the positions it owns, so that
-    /// `rows/pairs.wgsl` finds every span it mirrors in the window that owns the
+    /// `rows/window.wgsl` finds every span it mirrors in the window that owns the
     /// span's lower vector.
     lane: bool,
     vector: u32,
@@ -41,7 +41,7 @@ struct PairCut {
 
 /// The output cut into pieces, before any is paired with its input windows.
 pub(super) struct Outline {
-    cut: PairCut,
+    cut: PieceCut,
     pieces: Vec<Piece>,
     widths: [u64; 3],
     window: u64,
@@ -76,7 +76,7 @@ pub(super) fn outline(
     window: u64,
     align: u64,
 ) -> Result<Outline, Error> {
-    let c = PairCut::new(layout, widths, bytes, window, align)?;
+    let c = PieceCut::new(layout, widths, bytes, window, align)?;
     let dims = &layout.dims;
     let count: u64 = dims[..c.cut]
         .iter()
@@ -159,14 +159,14 @@ fn too_many(dispatches: u64) -> Error {
     }
 }
 
-impl PairCut {
+impl PieceCut {
     fn new(
         layout: &Layout,
         widths: [u64; 3],
         bytes: [u64; 3],
         window: u64,
         align: u64,
-    ) -> Result<PairCut, Error> {
+    ) -> Result<PieceCut, Error> {
         let [in_width, len_width, out_width] = widths;
         let align = align.max(16).next_power_of_two();
         let room = window.saturating_sub(align + 4);
@@ -179,7 +179,7 @@ impl PairCut {
             true => group / vector * vector,
             false => group,
         };
-        Ok(PairCut {
+        Ok(PieceCut {
             cut,
             group,
             lane,
@@ -222,7 +222,7 @@ struct Piece {
 }
 
 impl Piece {
-    fn new(layout: &Layout, c: &PairCut, index: &[u32], first: u32, size: u32) -> Piece {
+    fn new(layout: &Layout, c: &PieceCut, index: &[u32], first: u32, size: u32) -> Piece {
         let (dims, axis, cut) = (&layout.dims, layout.axis, c.cut);
         let n = dims[axis].size;
         let at = |d: usize| if d == cut { first } else { index[d] };
@@ -279,7 +279,7 @@ impl Piece {
     /// The input windows the piece pairs with: one where its sources fit a
     /// window, else windows of whole positions where a position's sources end
     /// before the next's, else windows of offsets.
-    fn windows(&self, c: &PairCut, in_width: u64, window: u64) -> Windows {
+    fn windows(&self, c: &PieceCut, in_width: u64, window: u64) -> Windows {
         let (input, _) = c.region(self.origins[0], self.extents[0], in_width);
         let in_axis = self.layout.dims[self.layout.axis].input;
         if input.size <= window {
@@ -294,7 +294,7 @@ impl Piece {
     /// Appends the piece's dispatches, one for each of its input windows.
     fn dispatch(
         &self,
-        c: &PairCut,
+        c: &PieceCut,
         widths: [u64; 3],
         window: u64,
         out: &mut Vec<Dispatch>,
@@ -325,7 +325,7 @@ impl Piece {
     /// The dispatch of the piece with `input`, writing the elements `writes` names.
     fn with_input(
         &self,
-        c: &PairCut,
+        c: &PieceCut,
         [_, len_width, out_width]: [u64; 3],
         input: Window,
         in_shift: u32,
@@ -359,7 +359,7 @@ impl Piece {
     /// neither are skipped. Downwards: the window of a lane's first positions
     /// comes last, after the one that copies the vector its reversed bytes merge
     /// into.
-    fn position_windows(&self, c: &PairCut, widths: [u64; 3]) -> Vec<Dispatch> {
+    fn position_windows(&self, c: &PieceCut, widths: [u64; 3]) -> Vec<Dispatch> {
         let in_width = widths[0];
         let in_axis = self.layout.dims[self.layout.axis].input;
         let n = self.n;
@@ -391,7 +391,7 @@ impl Piece {
 
     /// Input windows of `room` elements each; a source's offset from the piece's
     /// origin says which.
-    fn offset_windows(&self, c: &PairCut, widths: [u64; 3]) -> Vec<Dispatch> {
+    fn offset_windows(&self, c: &PieceCut, widths: [u64; 3]) -> Vec<Dispatch> {
         let in_width = widths[0];
         let origin = self.origins[0];
         let chunk = c.room / in_width;
