@@ -10,6 +10,16 @@
 //! gains by them (`host.rs`). The numbers behind each choice are in `docs/` (one
 //! file per kernel family). The kernels and the windowing take these choices as
 //! data; none makes one of its own.
+//!
+//! What only a CPU adapter runs, which a GPU engineer may skip (each file says so
+//! in its first lines; `docs/tuning.md` has what each earns there):
+//! - 64-bit words (`access_bits`, `move_bits`, `host.rs`): `rows/rows_64.wgsl`,
+//!   `shared/storage_u64.wgsl`, and `shared/mul_high_u64.wgsl` in the kernels on
+//!   them;
+//! - the in-place walks (`walks_rows_in_place`, `walks_columns_in_place`):
+//!   `rows/swap.wgsl`, `gather/swap.wgsl`;
+//! - staged segments copied by buffer copies (`copies_by_buffer`);
+//! - on a CPU GL adapter, submissions bounded in time (`src/submission.rs`).
 
 mod host;
 mod walks;
