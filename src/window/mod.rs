@@ -226,7 +226,7 @@ pub(crate) fn cut(
         Cut::OutOfPlace { walk_windows } => {
             split(layout, widths, bytes, window, align, walk_windows).map(Ok)
         }
-        Cut::InPlace => in_place(layout, widths, bytes, window, align),
+        Cut::InPlace => Ok(in_place(layout, widths, bytes, window, align)?.map(bind_placeholder)),
     }
 }
 
@@ -236,37 +236,9 @@ pub(crate) fn cut(
 /// tensor through the output binding (input and output share strides, so a
 /// piece holding its whole axis reads nothing outside its own window); where a
 /// lane, with the dimensions inside the axis, spans more than a window, pairs
-/// of groups of its positions (`across.rs`). The input binding holds the
-/// placeholder, or where a pair's groups lie apart, the back group's window.
-/// The rule the tensor breaks where neither cut exists.
+/// of groups of its positions (`across.rs`). The rule the tensor breaks where
+/// neither cut exists.
 fn in_place(
-    layout: &Layout,
-    widths: [u64; 3],
-    bytes: [u64; 3],
-    window: u64,
-    align: u64,
-) -> Result<Result<Vec<Dispatch>, InPlaceRule>, Error> {
-    let mut dispatches = match cut_in_place(layout, widths, bytes, window, align)? {
-        Ok(dispatches) => dispatches,
-        Err(rule) => return Ok(Err(rule)),
-    };
-    for dispatch in dispatches
-        .iter_mut()
-        .filter(|d| d.input != InputBinding::Tensor)
-    {
-        dispatch.input = InputBinding::Placeholder;
-        dispatch.windows[0] = Window {
-            offset: 0,
-            size: PLACEHOLDER_BYTES,
-        };
-        dispatch.shifts[0] = 0;
-    }
-    Ok(Ok(dispatches))
-}
-
-/// [`in_place`]'s pieces, each binding the tensor's windows as the out-of-place
-/// cut would.
-fn cut_in_place(
     layout: &Layout,
     widths: [u64; 3],
     bytes: [u64; 3],
@@ -287,6 +259,23 @@ fn cut_in_place(
         Ok(dispatches) => Ok(Ok(dispatches)),
         Err(rule) => outline.map(|_| Err(rule)),
     }
+}
+
+/// In-place dispatches with the placeholder at the input's place, but where a
+/// pair's groups lie apart (the back group's window is bound there).
+fn bind_placeholder(mut dispatches: Vec<Dispatch>) -> Vec<Dispatch> {
+    for dispatch in dispatches
+        .iter_mut()
+        .filter(|d| d.input != InputBinding::Tensor)
+    {
+        dispatch.input = InputBinding::Placeholder;
+        dispatch.windows[0] = Window {
+            offset: 0,
+            size: PLACEHOLDER_BYTES,
+        };
+        dispatch.shifts[0] = 0;
+    }
+    dispatches
 }
 
 /// Cuts the operator on `layout` into pieces, and those into dispatches. `widths`
