@@ -28,10 +28,10 @@ fn main(
     if (id >= params.count) {
         return;
     }
-    walk_windows(id);
+    walk_pairs(id);
 }
 
-fn walk_windows(id: u32) {
+fn walk_pairs(id: u32) {
     // The unit inside the axis, then the invocation's stretch of the front group
     // (the axis is the first dimension).
     var rem = id;

@@ -210,7 +210,7 @@ fn the_trace_build_computes_what_the_normal_build_does() {
 }
 
 /// A GPU walks windowed `runs` pairs lane by lane where run by run would start too
-/// few invocations (`window::strategy::pair_walk`). The model shows its accesses keep every
+/// few invocations (`tuning::walks_lanes`). The model shows its accesses keep every
 /// sector whole, as the one-dispatch kernel's do: a team moves a run's vectors side
 /// by side, whether the run is 2 vectors, 16, or long enough to interleave over a
 /// warp. 16 MiB on 8 MiB windows, so that each team of the fixed grid walks

@@ -43,7 +43,7 @@ fn time_major_lanes_spanning_small_windows_stage_on_a_cpu_and_walk_on_a_gpu() {
 }
 
 /// A CPU adapter walks pairs lane by lane where they are large (14 MiB on 8 MiB
-/// windows: 4.7 MiB a pair on average, past `window::strategy::walks_windows`' 4 MiB): with
+/// windows: 4.7 MiB a pair on average, past `tuning::walks_windows`' 4 MiB): with
 /// fewer lanes than the grid has workgroups, the workgroups share each lane,
 /// unevenly where the lanes do not divide them; with more, each takes several.
 /// A GPU walks the 2 MiB positions run by run, and the short runs lane by lane,
