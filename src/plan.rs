@@ -1,6 +1,6 @@
 //! The plan of a descriptor, on the host, in either mode: its canonical layout,
 //! the family chosen for it, the dispatches the cut makes of it as the family
-//! needs (`src/window/`), a kernel plan for each (`src/kernels/`) and the one
+//! needs (`src/window/`), the family's plan fitted to each (`src/kernels/`) and the one
 //! pipeline key they run under. Nothing here touches the device.
 
 use crate::error::Error;
@@ -29,12 +29,14 @@ pub(crate) struct Planned {
 }
 
 /// Plans `desc` (validated, of tensors `bytes` long) in `mode` for `target`, on
-/// the host. The family is chosen once, from the whole layout and the mode; the
-/// cut makes the pieces it needs (out of place, pieces of whole positions paired
-/// with input windows where the family walks them; in place, pieces of whole
-/// lanes or pairs of groups of positions, each binding the tensor through the
-/// output binding); each piece then runs that family, or where one cannot run
-/// every piece under one key, the general kernels.
+/// the host. The family is chosen once, from the whole layout and the mode (or
+/// where the cut stages pieces through scratch, from the layout they run on
+/// there); the cut makes the pieces it needs (out of place, pieces of whole
+/// positions paired with input windows where the family walks them; in place,
+/// pieces of whole lanes or pairs of groups of positions, each binding the
+/// tensor through the output binding); the family's plan is then fitted to
+/// each piece under its one key, or where it cannot run some piece, the
+/// general kernels run them all.
 pub(crate) fn plan(
     desc: &ReverseSubsequences,
     mode: Mode,
@@ -70,19 +72,28 @@ pub(crate) fn plan(
         limit: target.window.min(window::MAX_WINDOW_BYTES) & !3,
         rule,
     })?;
+    // Staged pieces run in scratch, on vectors the scratch's pitch pads them to:
+    // the family is the one of that layout, the first piece's.
+    let family = match &dispatches[0] {
+        d if d.staging.is_some() => {
+            choose(&d.layout, element_bytes, d.windows[2].size, mode, profile)
+        }
+        _ => family,
+    };
     let plans = match mode == Mode::InPlace && !dispatches[0].whole {
         true => across(desc, &layout, &dispatches, profile),
-        false => pieces(
-            desc,
-            mode,
-            &layout,
-            (family, output_bytes),
-            &dispatches,
-            profile,
-        ),
+        false => pieces(desc, mode, &layout, family, &dispatches, profile),
     };
+    let key = key_of(desc, &plans[0], &dispatches[0]);
+    debug_assert!(
+        plans
+            .iter()
+            .zip(&dispatches)
+            .all(|(p, d)| key_of(desc, p, d) == key),
+        "every piece runs under one key"
+    );
     Ok(Planned {
-        key: key_of(desc, &plans[0], &dispatches[0]),
+        key,
         layout,
         dispatches,
         plans,
@@ -117,42 +128,38 @@ fn general(desc: &ReverseSubsequences, mode: Mode, dispatch: &Dispatch, profile:
     }
 }
 
-/// A plan per piece under one key: `family` (chosen for `layout` writing
-/// through `output_bytes`, replanned for a piece of another shape) where every
-/// piece can run it from a vector-aligned start under the same key, else the
-/// general kernels.
+/// A plan per piece under one key: `family` (chosen for `layout`, walking
+/// the positions of every piece where the cut paired some with input windows)
+/// fitted to each piece, where it runs every piece from a vector-aligned
+/// start; else the general kernels.
 fn pieces(
     desc: &ReverseSubsequences,
     mode: Mode,
     layout: &Layout,
-    (family, output_bytes): (Plan, u64),
+    family: Plan,
     dispatches: &[Dispatch],
     profile: &Profile,
 ) -> Vec<Plan> {
     let element_bytes = desc.input.data_type().size_in_bytes();
     let axis_size = layout.dims[layout.axis].size;
-    let walk = dispatches.iter().any(|d| !d.whole && d.by_position);
-    let fast = |d: &Dispatch| {
-        let plan = match d.layout == *layout && d.windows[2].size == output_bytes {
-            true => family,
-            false => choose(&d.layout, element_bytes, d.windows[2].size, mode, profile),
-        };
-        fast_plan(plan, d, element_bytes, axis_size, profile, walk)
+    // Where some piece walks pairs, every piece walks its positions (a whole
+    // one over all of them), so that one pipeline runs them all.
+    let family = match dispatches.iter().any(|d| !d.whole && d.by_position) {
+        true => family.walking(&dispatches[0].layout, axis_size, element_bytes, profile),
+        false => Some(family),
     };
-    let plans: Vec<Plan> = dispatches.iter().map_while(fast).collect();
-    let key = |plan: &Plan, dispatch: &Dispatch| key_of(desc, plan, dispatch);
-    let one_key = plans.len() == dispatches.len()
-        && plans
+    let fitted = family.and_then(|family| {
+        dispatches
             .iter()
-            .zip(dispatches)
-            .all(|(plan, dispatch)| key(plan, dispatch) == key(&plans[0], &dispatches[0]));
-    match one_key {
-        true => plans,
-        false => dispatches
+            .map(|d| fit(family, d, element_bytes, profile))
+            .collect::<Option<Vec<Plan>>>()
+    });
+    fitted.unwrap_or_else(|| {
+        dispatches
             .iter()
             .map(|d| general(desc, mode, d, profile))
-            .collect(),
-    }
+            .collect()
+    })
 }
 
 /// The plans in place across windows: pairs of groups of positions, each run
@@ -205,22 +212,16 @@ fn widths(desc: &ReverseSubsequences) -> [u64; 3] {
     [element_bytes, length_bytes, element_bytes].map(u64::from)
 }
 
-/// `plan`, the family's plan for `dispatch`, where it can run it from a
+/// `family` fitted to `dispatch`'s piece, where it runs it from a
 /// vector-aligned start: the whole axis in one window, or a windowed pair the
-/// plan walks. Where some piece walks pairs (`walk`), every piece walks its
-/// positions (a whole one over all of them), so that one pipeline runs them all.
-fn fast_plan(
-    plan: Plan,
-    dispatch: &Dispatch,
-    element_bytes: u32,
-    axis_size: u32,
-    profile: &Profile,
-    walk: bool,
-) -> Option<Plan> {
-    let plan = match walk {
-        true => plan.walking_positions(&dispatch.layout, axis_size, element_bytes, profile)?,
-        false => plan,
-    };
+/// plan walks.
+fn fit(family: Plan, dispatch: &Dispatch, element_bytes: u32, profile: &Profile) -> Option<Plan> {
+    let plan = family.fit(
+        &dispatch.layout,
+        element_bytes,
+        dispatch.windows[2].size,
+        profile.tuning,
+    )?;
     let vector_bytes = u64::from(plan.fields().vector_bytes.max(1));
     let aligned = |shift: u32| u64::from(shift) * u64::from(element_bytes) % vector_bytes == 0;
     let pairs = dispatch.by_position && plan.fields().walk != Walk::None;

@@ -2,9 +2,9 @@
 // contiguous innermost dimension, so a lane's pair of positions `t`, `L - 1 - t`
 // is a pair of whole runs, swapped vector for vector. Each invocation takes STEPS
 // vectors of its lane's runs (`runs/interleave.wgsl`) and the positions of its
-// slot: `t` from the slot on, `params.blocks` slots apart, below `L / 2`. A CPU
-// adapter walks every position in one slot; a GPU gives each position its own
-// (`tuning::swap_slots`). Nothing at or past a lane's length is read or written,
+// phase: `t` from the phase on, every `params.blocks`-th (the phases), below
+// `L / 2`. A CPU adapter walks every position in one phase; a GPU gives each
+// position its own (`tuning::swap_phases`). Nothing at or past a lane's length is read or written,
 // and a lane of length 0 or 1 costs its length load.
 #import runs/interleave
 
@@ -16,8 +16,8 @@ fn main(
 ) {
     let id = invocation_index(group, groups, local);
     let in_row = divmod(id, params.per_row);
-    let by_slot = divmod(in_row.quotient, params.blocks);
-    let o = outer(by_slot.quotient, false);
+    let by_phase = divmod(in_row.quotient, params.blocks);
+    let o = outer(by_phase.quotient, false);
     if (id >= params.count) {
         return;
     }
@@ -25,7 +25,7 @@ fn main(
     let interleave = params.interleave;
     let first = first_vector(in_row.remainder, interleave);
     let axis = out_stride_at(AXIS);
-    for (var t = by_slot.remainder; 2u * t + 1u < len; t += params.blocks.value) {
+    for (var t = by_phase.remainder; 2u * t + 1u < len; t += params.blocks.value) {
         swap_vectors(vec_index(o.out_offset + t * axis), vec_index(o.out_offset + (len - 1u - t) * axis), first, interleave);
     }
 }

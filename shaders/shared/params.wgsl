@@ -71,7 +71,8 @@ struct Params {
     @align(16) vecs: Divisor,
     // `rows`, `runs`: invocations per row or run.
     per_row: Divisor,
-    // `gather`: blocks of STEPS positions along the axis.
+    // `gather`: blocks of STEPS positions along the axis; `runs` in place: the
+    // phases of positions a lane's invocations walk (`runs/swap.wgsl`).
     blocks: Divisor,
     // `gather`: vectors per band of a run, and bands per run.
     band: Divisor,

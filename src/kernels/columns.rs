@@ -39,18 +39,30 @@ pub(super) fn plan(layout: &Layout, element_bytes: u32, profile: &Profile) -> Op
     if n > COLUMN_ROWS || element_bytes >= 16 {
         return None;
     }
-    let vector = VectorLayout::of(layout, element_bytes, 16)?;
-    Some(Plan {
-        vector,
+    Plan {
+        vector: VectorLayout::of(layout, element_bytes, 16)?,
         column_rows: n.next_power_of_two().max(8),
         access_bits: tuning::access_bits(profile, access_sizes(element_bytes, 16)),
-        // One invocation per column: a vector of a run and the whole axis.
-        invocations: (vector.lines / u64::from(n) * u64::from(vector.vecs)) as u32,
+        invocations: 0,
         in_place: false,
-    })
+    }
+    .fit(layout, element_bytes)
 }
 
 impl Plan {
+    /// This plan's counts on `piece`, under the same key: an invocation per
+    /// column, a vector of a run over the whole axis; `None` where the piece's
+    /// runs are not whole 16-byte vectors or its axis outgrows the plan's rows.
+    pub(super) fn fit(self, piece: &Layout, element_bytes: u32) -> Option<Plan> {
+        let vector = VectorLayout::of(piece, element_bytes, 16)?;
+        let n = piece.dims[piece.axis].size;
+        (n <= self.column_rows).then(|| Plan {
+            vector,
+            invocations: (vector.lines / u64::from(n) * u64::from(vector.vecs)) as u32,
+            ..self
+        })
+    }
+
     /// In place: the same columns, each read through the output binding.
     pub(super) fn in_place(self) -> Plan {
         Plan {

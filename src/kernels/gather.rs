@@ -38,44 +38,70 @@ pub(crate) struct Plan {
 pub(super) fn plan(layout: &Layout, element_bytes: u32, profile: &Profile) -> Option<Plan> {
     let vector = VectorLayout::find(layout, element_bytes, vector_sizes(element_bytes))?;
     let n = layout.dims[layout.axis].size;
-    let steps = tuning::gather_steps(profile.tuning, element_bytes).min(n.next_power_of_two());
-    let blocks = n.div_ceil(steps);
-    // Equal bands of at most GATHER_BAND_VECS columns, so that a run just past a
-    // multiple of it leaves no band mostly idle.
-    let bands = vector.vecs.div_ceil(GATHER_BAND_VECS);
-    let band = vector.vecs.div_ceil(bands);
-    // The axis is one of the dimensions `rows` counts: a column per run and band.
-    let columns = vector.lines / u64::from(n) * u64::from(bands * band);
-    Some(Plan {
+    Plan {
         vector,
-        steps,
-        blocks,
-        band,
-        bands,
+        steps: tuning::gather_steps(profile.tuning, element_bytes).min(n.next_power_of_two()),
+        blocks: 0,
+        band: 0,
+        bands: 0,
         touch_ahead: tuning::touch_ahead(profile.tuning, element_bytes, vector.bytes),
         access_bits: tuning::move_bits(profile, access_sizes(element_bytes, vector.bytes)),
-        invocations: (columns * u64::from(blocks)) as u32,
+        invocations: 0,
         in_place: false,
-    })
+    }
+    .fit(layout, element_bytes)
 }
 
 /// In place (`gather/swap.wgsl`): one invocation a vector column of a run, where
 /// runs are whole 16-byte vectors.
 pub(super) fn in_place(layout: &Layout, element_bytes: u32, profile: &Profile) -> Option<Plan> {
-    let vector = VectorLayout::of(layout, element_bytes, 16)?;
-    let n = u64::from(layout.dims[layout.axis].size.max(1));
-    let columns = vector.lines / n * u64::from(vector.vecs);
-    Some(Plan {
-        vector,
+    Plan {
+        vector: VectorLayout::of(layout, element_bytes, 16)?,
         steps: 1,
         blocks: 1,
-        band: vector.vecs,
+        band: 0,
         bands: 1,
         touch_ahead: false,
         access_bits: tuning::move_bits(profile, &[32, 64]),
-        invocations: columns as u32,
+        invocations: 0,
         in_place: true,
-    })
+    }
+    .fit(layout, element_bytes)
+}
+
+impl Plan {
+    /// This plan's counts on `piece`, under the same key: its blocks of
+    /// positions, bands and invocations; `None` where the piece's runs are not
+    /// whole vectors of this plan's size.
+    pub(super) fn fit(self, piece: &Layout, element_bytes: u32) -> Option<Plan> {
+        let vector = VectorLayout::of(piece, element_bytes, self.vector.bytes)?;
+        let n = piece.dims[piece.axis].size.max(1);
+        if self.in_place {
+            // One invocation a vector column, walking the whole axis.
+            let columns = vector.lines / u64::from(n) * u64::from(vector.vecs);
+            return Some(Plan {
+                vector,
+                band: vector.vecs,
+                invocations: columns as u32,
+                ..self
+            });
+        }
+        let blocks = n.div_ceil(self.steps);
+        // Equal bands of at most GATHER_BAND_VECS columns, so that a run just
+        // past a multiple of it leaves no band mostly idle.
+        let bands = vector.vecs.div_ceil(GATHER_BAND_VECS);
+        let band = vector.vecs.div_ceil(bands);
+        // The axis is one of the dimensions `rows` counts: a column per run and band.
+        let columns = vector.lines / u64::from(n) * u64::from(bands * band);
+        Some(Plan {
+            vector,
+            blocks,
+            band,
+            bands,
+            invocations: (columns * u64::from(blocks)) as u32,
+            ..self
+        })
+    }
 }
 
 impl Family for Plan {

@@ -55,31 +55,55 @@ impl Plan {
         output_bytes: u64,
         profile: &Profile,
     ) -> Plan {
-        let invocations = if element_bytes < 4 {
-            output_bytes.div_ceil(4)
-        } else {
-            layout.element_count()
-        };
         Plan {
-            invocations: invocations as u32,
+            invocations: 0,
             wide_multiply: tuning::wide_multiply(profile),
             pairs: None,
             across: None,
         }
+        .fit(layout, element_bytes, output_bytes)
     }
 
     /// In place: one invocation per pair of positions of each lane.
     pub(super) fn in_place(layout: &Layout, profile: &Profile) -> Plan {
-        let n = layout.dims[layout.axis].size;
-        let lanes = match n {
-            0 => 0,
-            n => layout.element_count() / u64::from(n),
-        };
         Plan {
-            invocations: (lanes * u64::from(n / 2)) as u32,
+            invocations: 0,
             wide_multiply: tuning::wide_multiply(profile),
-            pairs: Some((layout.axis, n / 2)),
+            pairs: Some((layout.axis, 0)),
             across: None,
+        }
+        .fit(layout, 0, 0)
+    }
+
+    /// This plan's counts on `piece` (of `element_bytes`-byte elements, its
+    /// output binding `output_bytes` long), under the same key. A plan across
+    /// windows is made for its pairs ([`Plan::across`]), and kept as it is.
+    pub(super) fn fit(self, piece: &Layout, element_bytes: u32, output_bytes: u64) -> Plan {
+        match (self.pairs, self.across) {
+            (_, Some(_)) => self,
+            (Some(_), None) => {
+                let n = piece.dims[piece.axis].size;
+                let lanes = match n {
+                    0 => 0,
+                    n => piece.element_count() / u64::from(n),
+                };
+                Plan {
+                    invocations: (lanes * u64::from(n / 2)) as u32,
+                    pairs: Some((piece.axis, n / 2)),
+                    ..self
+                }
+            }
+            (None, None) => {
+                let invocations = if element_bytes < 4 {
+                    output_bytes.div_ceil(4)
+                } else {
+                    piece.element_count()
+                };
+                Plan {
+                    invocations: invocations as u32,
+                    ..self
+                }
+            }
         }
     }
 

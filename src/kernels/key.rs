@@ -33,8 +33,10 @@ pub enum Walk {
 pub struct PipelineKey {
     /// The kernel variant the plan chose.
     pub variant: Variant,
-    /// Vectors or axis positions per invocation (`rows`, `runs`, `gather`), rows a
-    /// column holds (`columns`); 1 elsewhere.
+    /// The units of work one invocation takes, each family counting its own
+    /// (the kernels' `STEPS`): vectors (`rows`, `runs`), axis positions
+    /// (`gather`), rows a column holds (`columns`), units of the innermost
+    /// dimension in place across windows (`general`); 1 elsewhere.
     pub steps: u32,
     /// Bytes per vector of the vector families: 16, or 4 where rows or runs are
     /// whole 32-bit words but not whole vectors; 0 for `general`.

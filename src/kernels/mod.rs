@@ -32,7 +32,7 @@ use vector::{vector_sizes, VectorLayout};
 use crate::layout::Layout;
 use crate::params::Params;
 use crate::shaders::{Kernel, Storage, WORKGROUP_SIZE};
-use crate::tuning::Profile;
+use crate::tuning::{Profile, Tuning};
 
 /// The key fields a family's plan decides.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -168,25 +168,50 @@ impl Plan {
         fast.unwrap_or_else(|| Plan::general(layout, element_bytes, output_bytes, profile))
     }
 
-    /// The plan for a windowed piece of whole axis positions paired with an input
-    /// window (`src/window/`), on an axis of `axis_size` positions: `runs` walks
-    /// the piece's positions in each invocation, `rows` writes the vectors of its
-    /// lane whose sources the window owns (`None` where the lane is not whole
-    /// vectors or words); the others run it as they are.
-    pub(crate) fn walking_positions(
+    /// This plan on `piece`, a piece of the layout it was made for whose output
+    /// binding spans `output_bytes`, under the same key: the piece's counts;
+    /// `None` where the key cannot run the piece (its rows or runs not whole
+    /// vectors of the plan's size, its axis past `columns`' rows, a walked
+    /// piece not one run of a lane).
+    pub(crate) fn fit(
         self,
-        layout: &Layout,
+        piece: &Layout,
+        element_bytes: u32,
+        output_bytes: u64,
+        tuning: Tuning,
+    ) -> Option<Plan> {
+        match self {
+            Plan::General(p) => Some(Plan::General(p.fit(piece, element_bytes, output_bytes))),
+            Plan::Rows(p) => p.fit(piece, element_bytes, tuning).map(Plan::Rows),
+            Plan::Runs(p) => p.fit(piece, element_bytes, tuning).map(Plan::Runs),
+            Plan::Gather(p) => p.fit(piece, element_bytes).map(Plan::Gather),
+            Plan::Columns(p) => p.fit(piece, element_bytes).map(Plan::Columns),
+        }
+    }
+
+    /// The plan walking the positions of windowed pieces paired with input
+    /// windows (`src/window/`), on an axis of `axis_size` positions, made on
+    /// `first`, the cut's first piece, for every piece to be fitted to
+    /// ([`Plan::fit`]): `runs` walks each piece's positions in each invocation,
+    /// `rows` writes the vectors of its lane whose sources the window owns
+    /// (`None` where the lane is not whole vectors or words); the others walk
+    /// nothing, and stay as they are.
+    pub(crate) fn walking(
+        self,
+        first: &Layout,
         axis_size: u32,
         element_bytes: u32,
         profile: &Profile,
     ) -> Option<Plan> {
-        let rows = layout.axis + 1 == layout.rank();
         match self {
-            Plan::Runs(p) => Some(Plan::Runs(
-                p.walking(layout.dims[layout.axis].size, profile.tuning),
-            )),
-            _ if rows => {
-                rows::window_plan(layout, axis_size, element_bytes, profile).map(Plan::Rows)
+            Plan::Runs(p) => {
+                let p = p.fit(first, element_bytes, profile.tuning)?;
+                Some(Plan::Runs(
+                    p.walking(first.dims[first.axis].size, profile.tuning),
+                ))
+            }
+            _ if reverses_rows(first) => {
+                rows::window_plan(first, axis_size, element_bytes, profile).map(Plan::Rows)
             }
             other => Some(other),
         }

@@ -82,8 +82,10 @@ impl Plan {
     }
 }
 
-/// `rows/window` for `piece`, a run of positions of one lane of `lane` positions,
-/// where the whole lane is vectors or words no narrower than an element.
+/// `rows/window` for the pieces of one lane of `lane` positions, `piece` one
+/// of them (a run of its positions), where the whole lane is vectors or words
+/// no narrower than an element: the lane's plan, each piece fitted to it
+/// ([`Plan::fit`]).
 pub(super) fn window_plan(
     piece: &Layout,
     lane: u32,
@@ -99,18 +101,48 @@ pub(super) fn window_plan(
     if plan.vector.bytes < element_bytes {
         return None;
     }
-    let vecs = (u64::from(piece.dims[0].size) * u64::from(element_bytes))
-        .div_ceil(u64::from(plan.vector.bytes)) as u32;
-    let invocations = vecs
-        .div_ceil(plan.steps)
-        .min(tuning::pair_invocations(profile.tuning))
-        .next_multiple_of(crate::shaders::WORKGROUP_SIZE);
-    Some(Plan {
-        per_row: 1,
-        invocations,
+    Plan {
         walks_window: true,
         ..plan
-    })
+    }
+    .fit(piece, element_bytes, profile.tuning)
+}
+
+impl Plan {
+    /// This plan's counts on `piece`, under the same key: its rows and
+    /// invocations, or in a lane's window pairs, the vectors of the piece's
+    /// positions (the lane's vectors stay the plan's); `None` where the piece's
+    /// rows are not whole vectors of this plan's size, or a walked piece is not
+    /// one run of a lane.
+    pub(super) fn fit(self, piece: &Layout, element_bytes: u32, tuning: Tuning) -> Option<Plan> {
+        if self.walks_window {
+            if piece.rank() != 1 {
+                return None;
+            }
+            let vecs = (u64::from(piece.dims[0].size) * u64::from(element_bytes))
+                .div_ceil(u64::from(self.vector.bytes)) as u32;
+            let invocations = vecs
+                .div_ceil(self.steps)
+                .min(tuning::pair_invocations(tuning))
+                .next_multiple_of(crate::shaders::WORKGROUP_SIZE);
+            return Some(Plan {
+                per_row: 1,
+                invocations,
+                ..self
+            });
+        }
+        let vector = VectorLayout::of(piece, element_bytes, self.vector.bytes)?;
+        let per_row = match self.in_place {
+            true => 1,
+            false => vector.vecs.div_ceil(self.steps),
+        };
+        Some(Plan {
+            vector,
+            per_row,
+            invocations: (vector.lines * u64::from(per_row)) as u32,
+            ..self
+        })
+    }
 }
 
 impl Family for Plan {

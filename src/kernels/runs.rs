@@ -32,9 +32,9 @@ pub(crate) struct Plan {
     pub(super) walk: Walk,
     /// Lanes a fixed grid walks ([`Walk::WindowByLane`]); 0 elsewhere.
     pub(super) lanes: u32,
-    /// In place: slots of axis positions each lane's invocations stride over
-    /// (`tuning::swap_slots`); `None` out of place.
-    pub(super) slots: Option<u32>,
+    /// In place: the phases of axis positions each lane's invocations walk
+    /// (`tuning::swap_phases`); `None` out of place.
+    pub(super) phases: Option<u32>,
 }
 
 /// `runs` where the layout's runs are whole vectors or words.
@@ -61,7 +61,7 @@ pub(super) fn plan(layout: &Layout, element_bytes: u32, profile: &Profile) -> Op
         invocations: (vector.lines * u64::from(per_row)) as u32,
         walk: Walk::None,
         lanes: 0,
-        slots: None,
+        phases: None,
     })
 }
 
@@ -73,18 +73,18 @@ fn per_run(vecs: u32, steps: u32, interleave: u32) -> u32 {
 
 impl Plan {
     /// The plan in place on an axis of `positions` (`shaders/runs/swap.wgsl`):
-    /// each lane's invocations swap its vectors, over the slots of positions the
+    /// each lane's invocations swap its vectors, over the phases of positions the
     /// tuning gives them.
     pub(super) fn in_place(self, positions: u32, tuning: Tuning) -> Plan {
-        let slots = tuning::swap_slots(tuning, positions / 2);
+        let phases = tuning::swap_phases(tuning, positions / 2);
         let steps = tuning::swap_steps(tuning, self.steps);
         let per_row = per_run(self.vector.vecs, steps, self.interleave);
-        let invocations = self.lanes(positions) * u64::from(slots * per_row);
+        let invocations = self.lanes(positions) * u64::from(phases * per_row);
         Plan {
             steps,
             per_row,
             invocations: invocations as u32,
-            slots: Some(slots),
+            phases: Some(phases),
             ..self
         }
     }
@@ -100,6 +100,43 @@ impl Plan {
         u64::from(self.invocations / positions.max(1))
     }
 
+    /// This plan's counts on `piece`, under the same key: its vectors, lanes and
+    /// invocations, walked as this plan walks; `None` where the piece's runs are
+    /// not whole vectors of this plan's size.
+    pub(super) fn fit(self, piece: &Layout, element_bytes: u32, tuning: Tuning) -> Option<Plan> {
+        let vector = VectorLayout::of(piece, element_bytes, self.vector.bytes)?;
+        let positions = piece.dims[piece.axis].size;
+        let per_row = per_run(vector.vecs, self.steps, self.interleave);
+        let shares = vector.lines * u64::from(per_row);
+        let fitted = Plan {
+            vector,
+            per_row,
+            invocations: shares as u32,
+            ..self
+        };
+        Some(match (self.phases, self.walk) {
+            (Some(_), _) => {
+                let phases = tuning::swap_phases(tuning, positions / 2);
+                Plan {
+                    invocations: (fitted.lanes(positions) * u64::from(phases * per_row)) as u32,
+                    phases: Some(phases),
+                    ..fitted
+                }
+            }
+            (None, Walk::None) => fitted,
+            (None, Walk::Window) => Plan {
+                invocations: fitted.by_run(positions) as u32,
+                ..fitted
+            },
+            // `runs` walks no pairs across windows: that is `general`'s.
+            (None, Walk::WindowByLane | Walk::Across) => Plan {
+                invocations: lane_grid(shares, tuning),
+                lanes: fitted.lanes(positions) as u32,
+                ..fitted
+            },
+        })
+    }
+
     /// The plan for a windowed pair of a piece of `positions` and an input window
     /// (`tuning::walks_lanes`): an invocation per vector group of one position's
     /// runs, each walking them all, or a fixed grid striding over the runs the
@@ -113,13 +150,10 @@ impl Plan {
                 let interleave = tuning::lane_walk_interleave(tuning, self.interleave, vecs);
                 let per_row = per_run(vecs, self.steps, interleave);
                 let shares = self.vector.lines * u64::from(per_row);
-                let grid = u64::from(tuning::pair_invocations(tuning));
                 Plan {
                     interleave,
                     per_row,
-                    invocations: shares
-                        .next_multiple_of(u64::from(crate::shaders::WORKGROUP_SIZE))
-                        .min(grid) as u32,
+                    invocations: lane_grid(shares, tuning),
                     walk: Walk::WindowByLane,
                     lanes: lanes as u32,
                     ..self
@@ -134,6 +168,15 @@ impl Plan {
     }
 }
 
+/// The invocations of a fixed grid walking `shares` (invocation shares of runs)
+/// lane by lane: whole workgroups, at most `tuning::pair_invocations`.
+fn lane_grid(shares: u64, tuning: Tuning) -> u32 {
+    let grid = u64::from(tuning::pair_invocations(tuning));
+    shares
+        .next_multiple_of(u64::from(crate::shaders::WORKGROUP_SIZE))
+        .min(grid) as u32
+}
+
 impl Family for Plan {
     fn fields(&self) -> Fields {
         Fields {
@@ -142,7 +185,7 @@ impl Family for Plan {
             access_bits: self.access_bits,
             walk: self.walk,
             wide_multiply: false,
-            in_place: self.slots.is_some(),
+            in_place: self.phases.is_some(),
         }
     }
 
@@ -156,7 +199,7 @@ impl Family for Plan {
         params.per_row = Divisor::new(self.per_row);
         params.interleave = self.interleave;
         params.lanes = self.lanes;
-        params.blocks = Divisor::new(self.slots.unwrap_or(1).max(1));
+        params.blocks = Divisor::new(self.phases.unwrap_or(1).max(1));
     }
 }
 

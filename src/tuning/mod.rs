@@ -179,12 +179,13 @@ pub(crate) fn walks_columns_in_place(tuning: Tuning) -> bool {
     tuning == Tuning::Cpu
 }
 
-/// Slots of axis positions the invocations of a lane stride over in place, for
-/// `pairs` pairs a lane may swap (`runs/swap.wgsl`): on a CPU adapter one, each
+/// Phases of the axis positions the invocations of a lane walk in place (one
+/// takes `t` from its phase on, a phase count apart), for `pairs` pairs a lane
+/// may swap (`runs/swap.wgsl`): on a CPU adapter one, each
 /// invocation walking its lane's pairs, so that a lane that reverses little costs
 /// little and its length is loaded once; on a GPU one per pair, so that there are
 /// invocations enough to fill it.
-pub(crate) fn swap_slots(tuning: Tuning, pairs: u32) -> u32 {
+pub(crate) fn swap_phases(tuning: Tuning, pairs: u32) -> u32 {
     match tuning {
         Tuning::Cpu => pairs.min(1),
         Tuning::Gpu => pairs,

@@ -65,6 +65,28 @@ fn staged_per_element_pieces_of_ragged_runs_keep_the_fast_variant() {
     }
 }
 
+/// Shared-length runs staged in pieces of a few elements of each run, the
+/// last piece of a run narrower (one element, padded to a vector in scratch):
+/// every piece runs the `runs` plan made for the first, fitted to its own
+/// vectors, under one key.
+#[test]
+fn staged_runs_whose_last_piece_is_narrower_keep_runs() {
+    let gpu = small_windows().with_tuning(Tuning::Cpu);
+    for data_type in [DataType::Float32, DataType::Float64] {
+        let sizes = [1024, 169];
+        let desc = revseq::ReverseSubsequences::new(
+            revseq::TensorDesc::new(data_type, &sizes),
+            revseq::TensorDesc::new(DataType::Uint32, &[1, 169]).with_strides(&[169, 0]),
+            revseq::TensorDesc::new(data_type, &sizes).with_strides(&[172, 1]),
+            0,
+        );
+        let op = gpu.compile(&desc).unwrap();
+        assert!(op.scratch_bytes() > 0, "{desc:?} did not stage");
+        assert_eq!(op.variant(), Variant::Runs, "{desc:?}");
+        check_on(&gpu, &desc, 15);
+    }
+}
+
 /// Buffers bound at an offset among canaries, without copy usages and with
 /// them: every layout that stages copies its segments with its copy kernel
 /// through storage bindings (on a CPU adapter of 64-bit words and of 32-bit
