@@ -13,7 +13,6 @@ impl Plan {
     /// rows walked from both ends and longer columns walked (`gather`); else
     /// `general`'s, a pair of each lane an invocation.
     pub(crate) fn in_place(layout: &Layout, element_bytes: u32, profile: &Profile) -> Plan {
-        let n = layout.dims[layout.axis].size;
         let rows = reverses_rows(layout);
         let family = |variant| match variant {
             Variant::Rows => rows::plan(layout, element_bytes, profile)
@@ -22,7 +21,8 @@ impl Plan {
                 .map(Plan::Rows),
             Variant::Runs => runs::plan(layout, element_bytes, profile)
                 .filter(|_| !rows && same_along_runs(layout))
-                .map(|p| Plan::Runs(p.in_place(n, profile.tuning))),
+                .and_then(|p| p.in_place(layout, element_bytes, profile.tuning))
+                .map(Plan::Runs),
             Variant::Columns => columns::plan(layout, element_bytes, profile)
                 .filter(|_| !rows)
                 .map(|p| Plan::Columns(p.in_place())),

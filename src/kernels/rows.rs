@@ -47,7 +47,6 @@ pub(super) fn plan(layout: &Layout, element_bytes: u32, profile: &Profile) -> Op
     );
     // Steps past the end of a row would idle: no more than it holds.
     let steps = most.min(vector.vecs.next_power_of_two());
-    let per_row = vector.vecs.div_ceil(steps);
     // Rows of 8- and 16-byte elements only move whole words; narrower ones
     // shift bytes across them.
     let sizes = vectors_in_64(element_bytes, vector.bytes);
@@ -56,15 +55,16 @@ pub(super) fn plan(layout: &Layout, element_bytes: u32, profile: &Profile) -> Op
     } else {
         tuning::access_bits(profile, sizes)
     };
-    Some(Plan {
+    Plan {
         vector,
         steps,
-        per_row,
+        per_row: 0,
         access_bits,
-        invocations: (vector.lines * u64::from(per_row)) as u32,
+        invocations: 0,
         walks_window: false,
         in_place: false,
-    })
+    }
+    .fit(layout, element_bytes, profile.tuning)
 }
 
 impl Plan {

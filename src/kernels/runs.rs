@@ -51,18 +51,18 @@ pub(super) fn plan(layout: &Layout, element_bytes: u32, profile: &Profile) -> Op
         .into_iter()
         .find(|&steps| steps > 0 && vecs >= interleave * steps)
         .map_or((alone, 1), |steps| (steps, interleave));
-    let per_row = per_run(vecs, steps, interleave);
-    Some(Plan {
+    Plan {
         vector,
         steps,
         interleave,
-        per_row,
+        per_row: 0,
         access_bits: tuning::move_bits(profile, vectors_in_64(element_bytes, vector.bytes)),
-        invocations: (vector.lines * u64::from(per_row)) as u32,
+        invocations: 0,
         walk: Walk::None,
         lanes: 0,
         phases: None,
-    })
+    }
+    .fit(layout, element_bytes, profile.tuning)
 }
 
 /// Invocations a run of `vecs` vectors takes, `steps` each, in teams of
@@ -72,21 +72,21 @@ fn per_run(vecs: u32, steps: u32, interleave: u32) -> u32 {
 }
 
 impl Plan {
-    /// The plan in place on an axis of `positions` (`shaders/runs/swap.wgsl`):
-    /// each lane's invocations swap its vectors, over the phases of positions the
-    /// tuning gives them.
-    pub(super) fn in_place(self, positions: u32, tuning: Tuning) -> Plan {
-        let phases = tuning::swap_phases(tuning, positions / 2);
-        let steps = tuning::swap_steps(tuning, self.steps);
-        let per_row = per_run(self.vector.vecs, steps, self.interleave);
-        let invocations = self.lanes(positions) * u64::from(phases * per_row);
+    /// The plan in place on `layout` (`shaders/runs/swap.wgsl`): each lane's
+    /// invocations swap its vectors, over the phases of positions the tuning
+    /// gives them.
+    pub(super) fn in_place(
+        self,
+        layout: &Layout,
+        element_bytes: u32,
+        tuning: Tuning,
+    ) -> Option<Plan> {
         Plan {
-            steps,
-            per_row,
-            invocations: invocations as u32,
-            phases: Some(phases),
+            steps: tuning::swap_steps(tuning, self.steps),
+            phases: Some(1),
             ..self
         }
+        .fit(layout, element_bytes, tuning)
     }
 
     /// Runs of one of the `positions` along the axis: a lane.

@@ -195,42 +195,39 @@ fn runs_interleave_their_vectors_on_a_cpu_when_a_run_fills_the_group() {
             1,
         );
         desc.validate().unwrap();
-        match Plan::new(
-            &Layout::canonical(&desc),
-            4,
-            desc.output.min_size_in_bytes(),
-            device(cpu),
-        ) {
-            Plan::Runs(p) => p,
+        let layout = Layout::canonical(&desc);
+        match Plan::new(&layout, 4, desc.output.min_size_in_bytes(), device(cpu)) {
+            Plan::Runs(p) => (p, layout),
             other => panic!("{other:?}"),
         }
     };
     // 300 vectors a run: groups of 8 invocations, 16 vectors each, cover 128;
     // three groups a run, the last partly idle.
-    let cpu = runs(300, true);
+    let (cpu, layout) = runs(300, true);
     assert_eq!((cpu.steps, cpu.interleave, cpu.per_row), (16, 8, 24));
     assert_eq!(cpu.invocations, 15 * 24);
     // In place each step swaps two vectors: half the steps on a CPU, so 8 each
     // and five groups a run; a GPU's steps stay.
-    let swap = cpu.in_place(5, Tuning::Cpu);
+    let swap = cpu.in_place(&layout, 4, Tuning::Cpu).unwrap();
     assert_eq!((swap.steps, swap.interleave, swap.per_row), (8, 8, 40));
-    let gpu_swap = runs(300, false).in_place(5, Tuning::Gpu);
+    let (gpu, layout) = runs(300, false);
+    let gpu_swap = gpu.in_place(&layout, 4, Tuning::Gpu).unwrap();
     assert_eq!((gpu_swap.steps, gpu_swap.per_row), (4, 96));
     // 100 vectors: a group of 16 each would idle; 8 each cover 64.
-    let mid = runs(100, true);
+    let (mid, _) = runs(100, true);
     assert_eq!((mid.steps, mid.interleave, mid.per_row), (8, 8, 16));
     // A run shorter than a group's 64 vectors keeps each invocation's consecutive.
-    let short = runs(40, true);
+    let (short, _) = runs(40, true);
     assert_eq!((short.steps, short.interleave, short.per_row), (8, 1, 5));
-    let tiny = runs(3, true);
+    let (tiny, _) = runs(3, true);
     assert_eq!((tiny.steps, tiny.interleave, tiny.per_row), (4, 1, 1));
     // A GPU's warps of 32 interleave 4 vectors each where a run fills them, 2
     // where it fills half as many; shorter runs take one vector an invocation.
-    let gpu = runs(300, false);
+    let (gpu, _) = runs(300, false);
     assert_eq!((gpu.steps, gpu.interleave, gpu.per_row), (4, 32, 96));
-    let half = runs(100, false);
+    let (half, _) = runs(100, false);
     assert_eq!((half.steps, half.interleave, half.per_row), (2, 32, 64));
-    let short = runs(40, false);
+    let (short, _) = runs(40, false);
     assert_eq!((short.steps, short.interleave, short.per_row), (1, 1, 40));
     // 64-bit words for runs on a CPU whose device has them, not on a GPU.
     assert_eq!((cpu.access_bits, gpu.access_bits), (64, 32));

@@ -6,7 +6,7 @@
 //! none hangs. Many devices, each lost at its own moment.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::{mpsc, Arc};
+use std::sync::{mpsc, Arc, Mutex};
 use std::time::Duration;
 
 use revseq::{
@@ -262,8 +262,11 @@ fn race(seed: u64, threads: u64, delay_ms: u64) -> Tally {
         ),
     };
     let (sender, receiver) = mpsc::channel();
+    // The kind of call each thread is in, so that a thread that hangs is named.
+    let calling = Arc::new(Mutex::new(vec![None; threads as usize]));
     for thread in 0..threads {
         let (gpu, before, sender) = (gpu.clone(), before.clone(), sender.clone());
+        let calling = calling.clone();
         let mut rng = Rng::new(seed * 1000 + thread);
         // Not scoped: a thread that hangs fails the race instead of holding it.
         std::thread::spawn(move || {
@@ -271,8 +274,10 @@ fn race(seed: u64, threads: u64, delay_ms: u64) -> Tally {
             let mut lost_calls = 0;
             while lost_calls < 3 {
                 let kind = rng.below(KINDS);
+                calling.lock().unwrap()[thread as usize] = Some(kind);
                 let call =
                     catch_unwind(AssertUnwindSafe(|| one_call(&gpu, &before, kind, &mut rng)));
+                calling.lock().unwrap()[thread as usize] = None;
                 match call {
                     Err(panic) => {
                         let message = panic
@@ -288,7 +293,10 @@ fn race(seed: u64, threads: u64, delay_ms: u64) -> Tally {
                         lost_calls += 1;
                     }
                     // A loss is for good.
-                    Ok(Ok(_)) if lost_calls > 0 => tally.wrong += 1,
+                    Ok(Ok(_)) if lost_calls > 0 => {
+                        eprintln!("[race {seed}] kind {kind}: Ok after a loss");
+                        tally.wrong += 1;
+                    }
                     Ok(Ok(true)) => tally.exact += 1,
                     Ok(Ok(false)) => {}
                     Ok(Err(Error::DeviceLost { .. })) => {
@@ -310,7 +318,11 @@ fn race(seed: u64, threads: u64, delay_ms: u64) -> Tally {
     for _ in 0..threads {
         match receiver.recv_timeout(Duration::from_secs(60)) {
             Ok(t) => tally += t,
-            Err(_) => tally.hung += 1,
+            Err(_) => {
+                let calling = calling.lock().unwrap();
+                eprintln!("[race {seed}] a thread hung; calls in flight (kinds): {calling:?}");
+                tally.hung += 1;
+            }
         }
     }
     // What was made before the loss is dropped after it, panicking nowhere.
