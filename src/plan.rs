@@ -72,14 +72,6 @@ pub(crate) fn plan(
         limit: target.window.min(window::MAX_WINDOW_BYTES) & !3,
         rule,
     })?;
-    // Staged pieces run in scratch, on vectors the scratch's pitch pads them to:
-    // the family is the one of that layout, the first piece's.
-    let family = match &dispatches[0] {
-        d if d.staging.is_some() => {
-            choose(&d.layout, element_bytes, d.windows[2].size, mode, profile)
-        }
-        _ => family,
-    };
     let plans = match mode == Mode::InPlace && !dispatches[0].whole {
         true => across(desc, &layout, &dispatches, profile),
         false => pieces(desc, mode, &layout, family, &dispatches, profile),
@@ -128,8 +120,9 @@ fn general(desc: &ReverseSubsequences, mode: Mode, dispatch: &Dispatch, profile:
     }
 }
 
-/// A plan per piece under one key: `family` (chosen for `layout`, walking
-/// the positions of every piece where the cut paired some with input windows)
+/// A plan per piece under one key: `family` (chosen for `layout`, or for the
+/// first piece's layout in scratch where the cut stages, walking the positions
+/// of every piece where the cut paired some with input windows)
 /// fitted to each piece, where it runs every piece from a vector-aligned
 /// start; else the general kernels.
 fn pieces(
@@ -142,6 +135,14 @@ fn pieces(
 ) -> Vec<Plan> {
     let element_bytes = desc.input.data_type().size_in_bytes();
     let axis_size = layout.dims[layout.axis].size;
+    // Staged pieces run in scratch, on vectors the scratch's pitch pads them to:
+    // the family is the one of that layout, the first piece's.
+    let family = match &dispatches[0] {
+        d if d.staging.is_some() => {
+            choose(&d.layout, element_bytes, d.windows[2].size, mode, profile)
+        }
+        _ => family,
+    };
     // Where some piece walks pairs, every piece walks its positions (a whole
     // one over all of them), so that one pipeline runs them all.
     let family = match dispatches.iter().any(|d| !d.whole && d.by_position) {
