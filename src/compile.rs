@@ -135,6 +135,7 @@ async fn build(
         key,
         pipeline,
         copy,
+        copying,
         params,
         params_stride: params_stride(limits),
         launches,

@@ -4,6 +4,7 @@
 use crate::device_lock::Held;
 use crate::error::{Error, TensorRole};
 use crate::gpu::Gpu;
+use crate::kernels::copy::Copying;
 use crate::kernels::PipelineKey;
 use crate::launch::Launch;
 use crate::operator::ReverseSubsequences;
@@ -23,6 +24,8 @@ pub struct CompiledReverse {
     pub(crate) pipeline: Held<wgpu::ComputePipeline>,
     /// The staging copy's pipeline, where the plan stages.
     pub(crate) copy: Option<Held<wgpu::ComputePipeline>>,
+    /// How the staging copy runs: what `copy` was built from.
+    pub(crate) copying: Copying,
     /// One `Params` per dispatch, `params_stride` bytes apart.
     pub(crate) params: Held<wgpu::Buffer>,
     pub(crate) params_stride: u64,

@@ -12,12 +12,14 @@ use crate::parts::Parts;
 #[cfg(not(target_arch = "wasm32"))]
 use crate::scope::{now_or_never, Scope};
 
-/// The trace build in place of the operator's pipeline (`src/trace.rs`): its
-/// pipeline, its bind group layout (the operator's, with the records at binding
-/// 4), and the records buffer, a slice of `slice` bytes for each command.
+/// The trace build in place of the operator's pipelines (`src/trace.rs`): the
+/// operator's and the staging copy's, their bind group layout (the operator's,
+/// with the records at binding 4), and the records buffer, a slice of `slice`
+/// bytes for each command.
 pub(crate) struct Tracing<'a> {
     pub(crate) layout: &'a wgpu::BindGroupLayout,
     pub(crate) pipeline: &'a wgpu::ComputePipeline,
+    pub(crate) copy: Option<&'a wgpu::ComputePipeline>,
     pub(crate) records: &'a wgpu::Buffer,
     pub(crate) slice: u64,
 }
@@ -188,6 +190,7 @@ impl CompiledReverse {
     ) -> Result<(), Error> {
         let bind_groups = self.bind_groups(bindings, commands, parts, by_buffer, tracing)?;
         let operator = tracing.map_or(&*self.pipeline, |t| t.pipeline);
+        let staging_copy = tracing.map_or(self.copy.as_deref(), |t| t.copy);
         // In order: a windowed dispatch may merge into words an earlier one
         // wrote, and a staged piece reads what its copies wrote. Dispatches share
         // a compute pass; buffer copies end it.
@@ -202,7 +205,7 @@ impl CompiledReverse {
                         self.begin(encoder)
                     });
                     if copying != Some(copy.is_some()) {
-                        let pipeline = match (copy, self.copy.as_deref()) {
+                        let pipeline = match (copy, staging_copy) {
                             (Some(_), Some(pipeline)) => pipeline,
                             _ => operator,
                         };

@@ -381,7 +381,7 @@ pub enum Error {
         message: String,
     },
     /// A traced run ([`CompiledReverse::trace`](crate::CompiledReverse::trace))
-    /// recorded more accesses than its buffer holds.
+    /// recorded more accesses in one dispatch than its buffer holds.
     #[cfg(feature = "lab")]
     #[error(
         "the trace holds {capacity} accesses and the sample made {records}: trace fewer workgroups"
@@ -391,17 +391,6 @@ pub enum Error {
         records: u64,
         /// Accesses the trace buffer holds.
         capacity: u64,
-    },
-    /// [`CompiledReverse::trace`](crate::CompiledReverse::trace) of an operator
-    /// that runs staged: the trace binds the host's bytes as one buffer per
-    /// tensor, and staged pieces need the copies `record` makes.
-    #[cfg(feature = "lab")]
-    #[error(
-        "trace: the operator runs {staged} staged pieces; trace a tensor that fits fewer windows"
-    )]
-    TraceStaged {
-        /// Its staged pieces.
-        staged: usize,
     },
     /// The device is lost (a driver reset, `wgpu::Device::destroy`, a GPU the
     /// system took away): nothing more runs on it. Make a new device and compile

@@ -34,6 +34,9 @@ struct Inner {
     max_binding: u64,
     /// Output bytes of work in one of revseq's own submissions, where bounded.
     submission_bytes: Option<u64>,
+    /// The trace build's pipelines, shared by every clone of the device's.
+    #[cfg(all(feature = "lab", not(target_arch = "wasm32")))]
+    traced: Arc<Held<crate::trace::TracePipelines>>,
 }
 
 /// What a [`Gpu`] is made with beside its device: what the `with_` clones change.
@@ -243,7 +246,16 @@ impl Gpu {
         };
         change(&mut settings);
         let objects = &inner.objects;
-        Gpu::with_device(objects.device.clone(), objects.queue.clone(), settings)
+        let gpu = Gpu::with_device(objects.device.clone(), objects.queue.clone(), settings);
+        #[cfg(all(feature = "lab", not(target_arch = "wasm32")))]
+        let gpu = {
+            let mut gpu = gpu;
+            if let Some(new) = Arc::get_mut(&mut gpu.inner) {
+                new.traced = inner.traced.clone();
+            }
+            gpu
+        };
+        gpu
     }
 
     fn with_device(device: wgpu::Device, queue: wgpu::Queue, settings: Settings) -> Gpu {
@@ -280,6 +292,8 @@ impl Gpu {
                         cache: PipelineCache::default(),
                     },
                 ),
+                #[cfg(all(feature = "lab", not(target_arch = "wasm32")))]
+                traced: Arc::new(Held::new(&lock, Default::default())),
                 lock,
                 profile,
                 max_binding,
@@ -333,6 +347,12 @@ impl Gpu {
             true => &objects.writable_input.0,
             false => &objects.bind_group_layout,
         }
+    }
+
+    /// The trace build's pipelines of this device.
+    #[cfg(all(feature = "lab", not(target_arch = "wasm32")))]
+    pub(crate) fn trace_pipelines(&self) -> &crate::trace::TracePipelines {
+        &self.inner.traced
     }
 
     /// The pipeline `key` names, from the cache or built now.

@@ -20,7 +20,7 @@ pub(crate) enum Pipeline {
 }
 
 impl Pipeline {
-    fn source(&self) -> Source {
+    pub(crate) fn source(&self) -> Source {
         match self {
             Pipeline::Operator(key) => key.source(),
             Pipeline::Copy(copying) => copying.source(),
@@ -35,7 +35,7 @@ impl Pipeline {
         }
     }
 
-    fn constants(&self) -> Vec<(&'static str, f64)> {
+    pub(crate) fn constants(&self) -> Vec<(&'static str, f64)> {
         match self {
             Pipeline::Operator(key) => key.constants(),
             Pipeline::Copy(copying) => copying.constants(),

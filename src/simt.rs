@@ -38,13 +38,23 @@ pub struct Access {
     pub local: u32,
     /// The invocation's how-manieth access to the tensors this is, from 0.
     pub ordinal: u32,
-    /// Bytes from the start of the tensor's binding.
-    pub address: u32,
+    /// The index the kernel used on its binding's array, as it computed it.
+    pub index: u32,
+    /// Bytes of one element of that array: 4, 8 or 16.
+    pub element_bytes: u32,
+    /// Bytes from the start of the element to the first byte it moves: a word or
+    /// half of a vector; 0 where it moves the whole element.
+    pub offset: u32,
+    /// Bytes from the start of the tensor's binding: `index * element_bytes +
+    /// offset`, computed without wrapping.
+    pub address: u64,
     /// Bytes it moves.
     pub bytes: u32,
     /// Read or write.
     pub kind: Kind,
-    /// Which tensor.
+    /// Which binding: the input's (1), the sequence lengths' (2) or the
+    /// output's (3), whatever each holds in the dispatch (in place, the tensor
+    /// may lie at the input's).
     pub tensor: TensorRole,
     /// Whether its address waits on an earlier load of the same invocation (an
     /// input load after a length load: the length mirrors its address).
@@ -224,7 +234,7 @@ impl Model {
             }
             let mut bytes = HashSet::new();
             for a in &lanes {
-                bytes.extend((0..a.bytes).map(|b| u64::from(a.address) + u64::from(b)));
+                bytes.extend((0..a.bytes).map(|b| a.address + u64::from(b)));
             }
             let sectors: HashSet<u64> = bytes.iter().map(|b| b / sector).collect();
             let side = match kind {

@@ -1,61 +1,113 @@
-//! The trace build of the real kernels: the same WGSL, plan, pipeline key and
-//! dispatches, with every access to the tensors also recorded, for a sample of
-//! workgroups, as [`Access`]es for the SIMT model ([`crate::simt`]).
+//! The trace build of the real kernels: the same WGSL, plan, pipeline keys and
+//! dispatches, with every access to the bindings also recorded, for every
+//! workgroup or a sample of them, as [`Access`]es: for the SIMT model
+//! ([`crate::simt`]) and for the bounds test (`tests/bounds.rs`), which checks
+//! each against the window its binding held ([`TracedDispatch`]).
 //!
 //! Every kernel reads and writes the tensors only through the functions of its
-//! storage file and `shaders/shared/lengths.wgsl`; their `#trace` lines, which only
-//! this build keeps, append `(workgroup, invocation, ordinal, address, bytes, kind)`
-//! to a buffer at binding 4 (`shaders/trace/record.wgsl`). The normal build's WGSL
-//! has none of it. Tracing blocks until the device is done, so it is native only; it
-//! runs on any adapter, lavapipe included: the addresses do not depend on the
-//! hardware.
+//! storage file and `shaders/shared/lengths.wgsl` (and the in-place files that
+//! hold their own bindings); their `#trace` lines, which only this build keeps,
+//! append `(workgroup, invocation, ordinal, index, shape)` to a buffer at binding
+//! 4 (`shaders/trace/record.wgsl`), the index as the kernel computed it, before
+//! anything could clamp it. The normal build's WGSL has none of it. Tracing
+//! blocks until the device is done, so it is native only; it runs on any adapter,
+//! lavapipe included: the addresses do not depend on the hardware.
+
+use std::collections::HashMap;
+use std::sync::{Mutex, PoisonError};
 
 use crate::bindings;
 use crate::compiled::CompiledReverse;
 use crate::compiled_in_place::CompiledInPlace;
 use crate::device_lock::Held;
-use crate::encode::Tracing;
+use crate::encode::{Command, Tracing};
 use crate::error::{Error, TensorRole};
 use crate::gpu::Gpu;
-use crate::launch::Bound;
+use crate::launch::{Bound, Launch};
 use crate::params::PARAMS_SIZE;
-use crate::pipeline::compute_pipeline;
+use crate::pipeline::{compute_pipeline, Pipeline};
 use crate::scope::{block_on, Scope};
-use crate::shaders::{Kernel, Source, Storage};
+use crate::shaders::{Kernel, Source, Storage, WORKGROUP_SIZE};
 use crate::simt::{Access, Kind};
 use crate::window::PLACEHOLDER_BYTES;
 
-/// Records one dispatch's slice of the trace buffer holds before the trace is
-/// cut short: 16 MiB.
+/// The most records one dispatch's slice of the trace buffer holds: 16 MiB.
 const CAPACITY: u64 = 1 << 20;
 
-/// Bytes of one dispatch's slice: its count (16 bytes) and records, on the
-/// storage offset alignment.
-const SLICE: u64 = (16 + 16 * CAPACITY).next_multiple_of(256);
+/// The fewest records a slice is made for: a run whose dispatches made more is
+/// traced again with slices as large as the largest count.
+const FIRST_CAPACITY: u64 = 1 << 10;
 
-/// Dispatches a submission traces before its records are read back: eight
-/// slices, 128 MiB.
-const SUBMITTED: usize = 8;
+/// Bytes of trace slices one submission reads back, at most (one slice where a
+/// slice is larger).
+const SUBMITTED_BYTES: u64 = 64 << 20;
 
 /// What a traced run produced.
 #[derive(Clone, Debug)]
 pub struct Trace {
     /// The sampled workgroups' accesses, in no particular order.
     pub accesses: Vec<Access>,
+    /// Every dispatch of the run, at the index its accesses'
+    /// [`dispatch`](Access::dispatch) name: what it ran and what its bindings
+    /// held.
+    pub dispatches: Vec<TracedDispatch>,
     /// The output binding's bytes after the run: the traced kernels compute what
     /// the normal ones do.
     pub output: Vec<u8>,
 }
 
+/// One dispatch of a traced run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TracedDispatch {
+    /// The kernel's label: `revseq::rows/rows`, `revseq::copy/copy` for a staged
+    /// piece's copy.
+    pub kernel: String,
+    /// Workgroups launched, in x and y; `[0, 0]` for a dispatch with no work,
+    /// which is not recorded.
+    pub workgroups: [u32; 2],
+    /// What its input, sequence lengths and output bindings (1, 2 and 3) held.
+    pub bindings: [TracedBinding; 3],
+}
+
+/// The window one binding of a dispatch held.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TracedBinding {
+    /// The buffer.
+    pub buffer: TracedBuffer,
+    /// Bytes from the buffer's start to the window's (past the caller's own
+    /// offset, which the trace makes 0).
+    pub offset: u64,
+    /// Bytes of the window: every access of the dispatch to this binding must
+    /// lie inside them.
+    pub size: u64,
+}
+
+/// A buffer a traced dispatch binds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TracedBuffer {
+    /// The caller's input.
+    Input,
+    /// The caller's sequence lengths.
+    Lengths,
+    /// The caller's output; in place, the tensor.
+    Output,
+    /// The in-place placeholder, at the input's place.
+    Placeholder,
+    /// The scratch a staged piece reads.
+    ScratchInput,
+    /// The scratch a staged piece writes.
+    ScratchOutput,
+}
+
 impl CompiledReverse {
     /// Runs this operator's trace build on host bytes (as [`CompiledReverse::run`]
     /// takes them), recording the accesses of every `every`-th workgroup of each
-    /// dispatch. Fails with [`Error::TraceOverflow`] where the sample holds more
-    /// than a million accesses: take a larger `every`.
+    /// dispatch, a staged piece's copies included. Fails with
+    /// [`Error::TraceOverflow`] where one dispatch's sample holds more than a
+    /// million accesses: take a larger `every`.
     ///
     /// The dispatches go through the normal build's `encode` (`src/encode.rs`),
-    /// with the trace build's pipeline and each command's slice of the records,
-    /// [`SUBMITTED`] commands a submission.
+    /// with the trace build's pipelines and each command's slice of the records.
     pub fn trace(&self, input: &[u8], lengths: &[u8], every: u32) -> Result<Trace, Error> {
         self.desc
             .check_host_slices([input.len(), lengths.len(), self.bytes[2] as usize])?;
@@ -67,61 +119,126 @@ impl CompiledReverse {
 
     /// [`trace`](Self::trace) on the host's input and lengths, with the output
     /// binding starting as `output` (as long as the binding): in place, the
-    /// tensor, with a placeholder for the input.
+    /// tensor, with a placeholder for the input. A run whose dispatches record
+    /// more than the slices hold runs again from the host's bytes, with slices
+    /// for the largest count.
     pub(crate) fn traced(&self, host: [&[u8]; 3], every: u32) -> Result<Trace, Error> {
-        self.check_unstaged()?;
-        let source = self.key.source();
-        let program = Program {
-            wgsl: &source.traced_wgsl(),
-            label: &source.label(),
-            constants: &self.key.constants(),
-            writable_input: self.key.writes_input(),
-        };
         let commands = self.commands(None);
-        let slices = commands.len().clamp(1, SUBMITTED) as u64;
-        let built = TraceBuild::new(&self.gpu, &program, every, host, slices * SLICE)?;
-        let tracing = Tracing {
-            layout: &built.layout,
-            pipeline: &built.pipeline,
-            records: &built.buffers.records,
-            slice: SLICE,
+        let groups = commands
+            .iter()
+            .map(|c| u64::from(c.workgroups[0]) * u64::from(c.workgroups[1]));
+        // About four accesses an invocation: a first guess, made good below.
+        let guess =
+            groups.max().unwrap_or(0) * u64::from(WORKGROUP_SIZE) * 4 / u64::from(every.max(1));
+        let mut capacity = guess.clamp(FIRST_CAPACITY, CAPACITY);
+        loop {
+            match self.traced_with(host, every, &commands, capacity)? {
+                Ok(trace) => return Ok(trace),
+                Err(records) if records <= CAPACITY => capacity = records,
+                Err(records) => {
+                    return Err(Error::TraceOverflow {
+                        records,
+                        capacity: CAPACITY,
+                    })
+                }
+            }
+        }
+    }
+
+    /// One traced run of `commands` with slices of `capacity` records: the
+    /// trace, or the most records a dispatch made where that is more.
+    fn traced_with(
+        &self,
+        host: [&[u8]; 3],
+        every: u32,
+        commands: &[Command],
+        capacity: u64,
+    ) -> Result<Result<Trace, u64>, Error> {
+        let gpu = &self.gpu;
+        let pipelines = gpu.trace_pipelines();
+        let writable_input = self.key.writes_input();
+        let operator = pipelines.get(gpu, Pipeline::Operator(self.key), writable_input, every)?;
+        let copy = match self.copy {
+            Some(_) => {
+                Some(pipelines.get(gpu, Pipeline::Copy(self.copying), writable_input, every)?)
+            }
+            None => None,
         };
-        let whole = |t: usize| built.buffers.tensors[t].as_entire_buffer_binding();
+        let slice = slice_bytes(capacity);
+        let per_submission = (SUBMITTED_BYTES / slice).clamp(1, commands.len().max(1) as u64);
+        let buffers = Buffers::new(gpu, host, per_submission * slice)?;
+        let layout = pipelines.layout(writable_input);
+        let tracing = Tracing {
+            layout: &layout,
+            pipeline: &operator,
+            copy: copy.as_ref(),
+            records: &buffers.records,
+            slice,
+        };
+        let whole = |t: usize| buffers.tensors[t].as_entire_buffer_binding();
         let bindings = [whole(0), whole(1), whole(2)];
         let mut trace = Trace {
             accesses: Vec::new(),
+            dispatches: self
+                .launches
+                .iter()
+                .map(|l| self.traced_dispatch(l))
+                .collect(),
             output: Vec::new(),
         };
-        let device = self.gpu.device();
-        for chunk in commands.chunks(SUBMITTED) {
+        let mut most = 0;
+        let device = gpu.device();
+        for chunk in commands.chunks(per_submission as usize) {
             let mut encoder = device.create_command_encoder(&Default::default());
             for k in 0..chunk.len() as u64 {
-                encoder.clear_buffer(&built.buffers.records, k * SLICE, Some(16));
+                encoder.clear_buffer(&buffers.records, k * slice, Some(16));
             }
             let [a, b, c] = &bindings;
             self.encode(&mut encoder, [a, b, c], chunk, None, false, Some(&tracing))?;
-            let bytes = read_back(&self.gpu, encoder, &built.buffers.records)?;
+            let bytes = read_back(gpu, encoder, &buffers.records)?;
             for (k, command) in chunk.iter().enumerate() {
-                let records = &bytes[k * SLICE as usize..(k + 1) * SLICE as usize];
-                decode(command.launch as u32, records, &mut trace)?;
+                let records = &bytes[k * slice as usize..(k + 1) * slice as usize];
+                let count = decode(command.launch as u32, records, capacity, &mut trace);
+                most = most.max(count);
             }
         }
+        if most > capacity {
+            return Ok(Err(most));
+        }
         let encoder = device.create_command_encoder(&Default::default());
-        trace.output = read_back(&self.gpu, encoder, &built.buffers.tensors[2])?;
-        Ok(trace)
+        trace.output = read_back(gpu, encoder, &buffers.tensors[2])?;
+        Ok(Ok(trace))
     }
 
-    /// [`Error::TraceStaged`] where a piece stages: the copy kernel has no trace
-    /// build.
-    fn check_unstaged(&self) -> Result<(), Error> {
-        let staged = self
-            .launches
-            .iter()
-            .filter(|d| matches!(d.buffers[0], Bound::ScratchInput | Bound::ScratchOutput))
-            .count();
-        match staged {
-            0 => Ok(()),
-            staged => Err(Error::TraceStaged { staged }),
+    /// What `launch` ran and what its bindings held, on the trace's buffers.
+    fn traced_dispatch(&self, launch: &Launch) -> TracedDispatch {
+        let kernel = match launch.copy {
+            Some(_) => self.copying.source().label(),
+            None => self.key.source().label(),
+        };
+        let binding = |b: usize| {
+            let buffer = match launch.buffers[b] {
+                Bound::Caller => [
+                    TracedBuffer::Input,
+                    TracedBuffer::Lengths,
+                    TracedBuffer::Output,
+                ][b],
+                Bound::Output => TracedBuffer::Output,
+                Bound::Placeholder => TracedBuffer::Placeholder,
+                Bound::ScratchInput => TracedBuffer::ScratchInput,
+                Bound::ScratchOutput => TracedBuffer::ScratchOutput,
+            };
+            let window = launch.windows[b];
+            TracedBinding {
+                buffer,
+                offset: window.offset,
+                size: window.size,
+            }
+        };
+        TracedDispatch {
+            kernel,
+            workgroups: launch.workgroups,
+            bindings: [binding(0), binding(1), binding(2)],
         }
     }
 }
@@ -138,6 +255,80 @@ impl CompiledInPlace {
         start.resize(inner.binding_size(TensorRole::Tensor) as usize, 0);
         let placeholder = [0; PLACEHOLDER_BYTES as usize];
         inner.traced([&placeholder, &lengths[..length_bytes], &start], every)
+    }
+}
+
+/// Bytes of one dispatch's slice of the trace buffer: its count (16 bytes) and
+/// `capacity` records, on the storage offset alignment.
+fn slice_bytes(capacity: u64) -> u64 {
+    (16 + 16 * capacity).next_multiple_of(256)
+}
+
+/// The trace build's pipelines of one device, built once: the operators' and the
+/// staging copy's, by key, layout and sample, and the two bind group layouts
+/// (the operator's, with the records at binding 4; its input writable or not).
+/// Shared by every clone of a [`Gpu`], whose keys name the same WGSL.
+#[derive(Default)]
+pub(crate) struct TracePipelines {
+    layouts: Mutex<HashMap<bool, (wgpu::BindGroupLayout, wgpu::PipelineLayout)>>,
+    pipelines: Mutex<HashMap<(Pipeline, bool, u32), wgpu::ComputePipeline>>,
+}
+
+impl TracePipelines {
+    /// The traced bind group layout, its input writable where `writable_input`.
+    fn layout(&self, writable_input: bool) -> wgpu::BindGroupLayout {
+        let layouts = self.layouts.lock().unwrap_or_else(PoisonError::into_inner);
+        layouts[&writable_input].0.clone()
+    }
+
+    /// `key`'s trace build tracing every `every`-th workgroup, under the traced
+    /// layout with its input writable where `writable_input`.
+    fn get(
+        &self,
+        gpu: &Gpu,
+        key: Pipeline,
+        writable_input: bool,
+        every: u32,
+    ) -> Result<wgpu::ComputePipeline, Error> {
+        let every = every.max(1);
+        let cached = {
+            let pipelines = self
+                .pipelines
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            pipelines.get(&(key, writable_input, every)).cloned()
+        };
+        if let Some(pipeline) = cached {
+            return Ok(pipeline);
+        }
+        let device = gpu.device();
+        let pipeline_layout = {
+            let mut layouts = self.layouts.lock().unwrap_or_else(PoisonError::into_inner);
+            let (_, layout) = layouts.entry(writable_input).or_insert_with(|| {
+                gpu.device_lock()
+                    .hold(|| bindings::layouts(device, true, writable_input))
+            });
+            layout.clone()
+        };
+        let source = key.source();
+        let program = Program {
+            wgsl: &source.traced_wgsl(),
+            label: &source.label(),
+            constants: &key.constants(),
+        };
+        let scope = Scope::push(device);
+        let pipeline = gpu
+            .device_lock()
+            .hold(|| pipeline(device, &pipeline_layout, &program, every));
+        block_on(scope.pop("building a trace pipeline"))?;
+        let mut pipelines = self
+            .pipelines
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        Ok(pipelines
+            .entry((key, writable_input, every))
+            .or_insert(pipeline)
+            .clone())
     }
 }
 
@@ -180,15 +371,21 @@ pub fn trace_wgsl(
         wgsl: &traced,
         label: "revseq::trace",
         constants: &all,
-        writable_input: false,
     };
-    let output = vec![0; output_bytes.next_multiple_of(4) as usize];
-    let built = TraceBuild::new(gpu, &program, every, [input, &[0; 4], &output], SLICE)?;
-    let buffers = &built.buffers;
     let device = gpu.device();
+    let scope = Scope::push(device);
+    let (layout, pipeline) = gpu.device_lock().hold(|| {
+        let (layout, pipeline_layout) = bindings::layouts(device, true, false);
+        (layout, pipeline(device, &pipeline_layout, &program, every))
+    });
+    block_on(scope.pop("building the trace pipeline"))?;
+    let pipeline = Held::new(gpu.device_lock(), pipeline);
+    let output = vec![0; output_bytes.next_multiple_of(4) as usize];
+    let slice = slice_bytes(CAPACITY);
+    let buffers = Buffers::new(gpu, [input, &[0; 4], &output], slice)?;
     let bind_group = bindings::bind_group(
         device,
-        &built.layout,
+        &layout,
         params.as_entire_binding(),
         [0, 1, 2].map(|t| buffers.tensors[t].as_entire_buffer_binding()),
         Some(buffers.records.as_entire_binding()),
@@ -196,15 +393,36 @@ pub fn trace_wgsl(
     let mut encoder = device.create_command_encoder(&Default::default());
     {
         let mut pass = encoder.begin_compute_pass(&Default::default());
-        pass.set_pipeline(&built.pipeline);
+        pass.set_pipeline(&pipeline);
         pass.set_bind_group(0, &bind_group, &[]);
         pass.dispatch_workgroups(workgroups[0], workgroups[1], 1);
     }
+    let whole = |buffer: TracedBuffer, t: usize| TracedBinding {
+        buffer,
+        offset: 0,
+        size: buffers.tensors[t].size(),
+    };
     let mut trace = Trace {
         accesses: Vec::new(),
+        dispatches: vec![TracedDispatch {
+            kernel: program.label.to_string(),
+            workgroups,
+            bindings: [
+                whole(TracedBuffer::Input, 0),
+                whole(TracedBuffer::Lengths, 1),
+                whole(TracedBuffer::Output, 2),
+            ],
+        }],
         output: Vec::new(),
     };
-    decode(0, &read_back(gpu, encoder, &buffers.records)?, &mut trace)?;
+    let records = read_back(gpu, encoder, &buffers.records)?;
+    let count = decode(0, &records, CAPACITY, &mut trace);
+    if count > CAPACITY {
+        return Err(Error::TraceOverflow {
+            records: count,
+            capacity: CAPACITY,
+        });
+    }
     let encoder = device.create_command_encoder(&Default::default());
     trace.output = read_back(gpu, encoder, &buffers.tensors[2])?;
     Ok(trace)
@@ -234,8 +452,6 @@ struct Program<'a> {
     wgsl: &'a str,
     label: &'a str,
     constants: &'a [(&'a str, f64)],
-    /// The kernel writes through its input binding (`src/bindings.rs`).
-    writable_input: bool,
 }
 
 /// The buffers of a traced run: the tensors at bindings 1-3 and the trace at 4.
@@ -244,88 +460,69 @@ struct Buffers {
     records: Held<wgpu::Buffer>,
 }
 
-/// A traced run's bind group layout, pipeline and buffers.
-struct TraceBuild {
-    layout: wgpu::BindGroupLayout,
-    pipeline: Held<wgpu::ComputePipeline>,
-    buffers: Buffers,
-}
-
-impl TraceBuild {
-    /// `program`'s trace build, tracing every `every`-th workgroup, with the
-    /// host's `input`, `lengths` and `output` (as it starts), and
+impl Buffers {
+    /// The host's `input`, `lengths` and `output` (as it starts), and
     /// `records_bytes` of records.
     fn new(
         gpu: &Gpu,
-        program: &Program,
-        every: u32,
         [input, lengths, output]: [&[u8]; 3],
         records_bytes: u64,
-    ) -> Result<TraceBuild, Error> {
-        let device = gpu.device();
-        let scope = Scope::push(device);
-        let lock = gpu.device_lock();
-        let (layout, pipeline) = lock.hold(|| pipeline(device, program, every));
-        let pipeline = Held::new(lock, pipeline);
+    ) -> Result<Buffers, Error> {
+        let context = "making a trace's buffers";
+        let scope = Scope::push(gpu.device());
         let buffer = |contents: &[u8], usage| {
             let usage = wgpu::BufferUsages::STORAGE | usage;
-            gpu.buffer_init("revseq::trace", contents, usage, "making a trace's buffers")
+            gpu.buffer_init("revseq::trace", contents, usage, context)
         };
         let copied = wgpu::BufferUsages::COPY_SRC;
-        let buffers = Buffers {
-            tensors: [
-                buffer(input, wgpu::BufferUsages::empty())?,
-                buffer(lengths, wgpu::BufferUsages::empty())?,
-                buffer(output, copied)?,
-            ],
-            records: buffer(
-                &vec![0; records_bytes as usize],
-                copied | wgpu::BufferUsages::COPY_DST,
-            )?,
-        };
-        block_on(scope.pop("building the trace pipeline"))?;
-        Ok(TraceBuild {
-            layout,
-            pipeline,
-            buffers,
-        })
+        let tensors = [
+            buffer(input, wgpu::BufferUsages::empty())?,
+            buffer(lengths, wgpu::BufferUsages::empty())?,
+            buffer(output, copied)?,
+        ];
+        // Created zeroed: no host bytes to upload.
+        let records = gpu.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("revseq::trace records"),
+            size: records_bytes,
+            usage: wgpu::BufferUsages::STORAGE | copied | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        block_on(scope.pop(context))?;
+        Ok(Buffers { tensors, records })
     }
 }
 
-/// The trace build's bind group layout (the operator's, with the records at
-/// binding 4) and `program`'s pipeline, tracing every `every`-th workgroup: the
-/// layout, pipeline and bind groups are built as the normal build's are
-/// (`src/bindings.rs`, `src/pipeline.rs`).
+/// `program`'s pipeline under `layout`, tracing every `every`-th workgroup: built
+/// as the normal build's are (`src/pipeline.rs`).
 fn pipeline(
     device: &wgpu::Device,
+    layout: &wgpu::PipelineLayout,
     program: &Program,
     every: u32,
-) -> (wgpu::BindGroupLayout, wgpu::ComputePipeline) {
-    let (layout, pipeline_layout) = bindings::layouts(device, true, program.writable_input);
+) -> wgpu::ComputePipeline {
     let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
         label: Some(program.label),
         source: wgpu::ShaderSource::Wgsl(program.wgsl.into()),
     });
     let mut constants = program.constants.to_vec();
     constants.push(("TRACE_EVERY", f64::from(every.max(1))));
-    let pipeline = compute_pipeline(device, &pipeline_layout, &module, program.label, &constants);
-    (layout, pipeline)
+    compute_pipeline(device, layout, &module, program.label, &constants)
 }
 
-/// Appends the records of dispatch `index`'s trace buffer (`bytes`) to `trace`:
-/// (sampled workgroup, local invocation | ordinal << 12, address, bytes | kind
-/// << 8), as `shaders/trace/record.wgsl` writes them.
-fn decode(index: u32, bytes: &[u8], trace: &mut Trace) -> Result<(), Error> {
-    let count = u64::from(u32::from_le_bytes(bytes[..4].try_into().unwrap()));
-    if count > CAPACITY {
-        return Err(Error::TraceOverflow {
-            records: count,
-            capacity: CAPACITY,
-        });
+/// Appends the records of dispatch `index`'s slice of the trace (`bytes`) to
+/// `trace`, as `shaders/trace/record.wgsl` writes them, and returns how many it
+/// made: where that is more than the slice's `capacity`, none are appended.
+fn decode(index: u32, bytes: &[u8], capacity: u64, trace: &mut Trace) -> u64 {
+    let count = u64::from(u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]));
+    if count > capacity {
+        return count;
     }
     let words: &[u32] = bytemuck::cast_slice(&bytes[16..16 + 16 * count as usize]);
     for r in words.chunks_exact(4) {
-        let kind = r[3] >> 8;
+        let shape = r[3];
+        let kind = (shape >> 8) & 0xff;
+        let element_bytes = (shape >> 16) & 0xff;
+        let offset = shape >> 24;
         let (workgroup, local, ordinal) = (r[0], r[1] & 0xfff, r[1] >> 12);
         let access_kind = if kind & 1 == 0 {
             Kind::Load
@@ -342,14 +539,17 @@ fn decode(index: u32, bytes: &[u8], trace: &mut Trace) -> Result<(), Error> {
             workgroup,
             local,
             ordinal,
-            address: r[2],
-            bytes: r[3] & 0xff,
+            index: r[2],
+            element_bytes,
+            offset,
+            address: u64::from(r[2]) * u64::from(element_bytes) + u64::from(offset),
+            bytes: shape & 0xff,
             kind: access_kind,
             tensor,
             waits: kind & 8 != 0,
         });
     }
-    Ok(())
+    count
 }
 
 /// Submits `encoder` with a copy of `buffer` and waits for its bytes.

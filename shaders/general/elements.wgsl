@@ -38,7 +38,7 @@ fn main(
         }
     }
 
-    let s = mirrored(params.axis_start + t, lane_length(params.len_shift + len_offset, params.axis_size));
+    let s = mirrored(params.axis_start + t, clamped_lane_length(params.len_shift + len_offset, params.axis_size));
     // A windowed dispatch writes only the elements whose source its input binding
     // holds; another dispatch writes the rest.
     in_offset = windowed_source(in_offset, s, in_stride_at(AXIS));

@@ -71,7 +71,7 @@ fn main(
 
         if (params.len_shift + len_offset != length_at) {
             length_at = params.len_shift + len_offset;
-            length = lane_length(length_at, params.axis_size);
+            length = clamped_lane_length(length_at, params.axis_size);
         }
         let s = mirrored(params.axis_start + t, length);
         // Only sources this dispatch's input binding holds; an element whose source

@@ -16,20 +16,20 @@ override ELEM_MASK: u32 = (1u << (ELEM_BYTES * 8u)) - 1u;
 
 fn load_word(back: bool, w: u32) -> u32 {
     if (back && params.apart != 0u) {
-        #trace trace_access(TRACE_LOAD | TRACE_INPUT, w * 4u, 4u);
+        #trace trace_access(TRACE_LOAD | TRACE_INPUT, w, 4u);
         return atomicLoad(&back_window[w]);
     }
-    #trace trace_access(TRACE_LOAD | TRACE_OUTPUT, w * 4u, 4u);
+    #trace trace_access(TRACE_LOAD | TRACE_OUTPUT, w, 4u);
     return atomicLoad(&front_window[w]);
 }
 
 fn xor_word(back: bool, w: u32, bits: u32) {
     if (back && params.apart != 0u) {
-        #trace trace_access(TRACE_STORE | TRACE_INPUT, w * 4u, 4u);
+        #trace trace_access(TRACE_STORE | TRACE_INPUT, w, 4u);
         atomicXor(&back_window[w], bits);
         return;
     }
-    #trace trace_access(TRACE_STORE | TRACE_OUTPUT, w * 4u, 4u);
+    #trace trace_access(TRACE_STORE | TRACE_OUTPUT, w, 4u);
     atomicXor(&front_window[w], bits);
 }
 

@@ -16,12 +16,12 @@ override ELEM_MASK: u32 = (1u << (ELEM_BYTES * 8u)) - 1u;
 @group(0) @binding(3) var<storage, read_write> tensor: array<atomic<u32>>;
 
 fn load_tensor_word(w: u32) -> u32 {
-    #trace trace_access(TRACE_LOAD | TRACE_OUTPUT, w * 4u, 4u);
+    #trace trace_access(TRACE_LOAD | TRACE_OUTPUT, w, 4u);
     return atomicLoad(&tensor[w]);
 }
 
 fn xor_tensor_word(w: u32, bits: u32) {
-    #trace trace_access(TRACE_STORE | TRACE_OUTPUT, w * 4u, 4u);
+    #trace trace_access(TRACE_STORE | TRACE_OUTPUT, w, 4u);
     atomicXor(&tensor[w], bits);
 }
 

@@ -12,19 +12,19 @@
 
 fn load_unit(back: bool, i: u32) -> Unit {
     if (back && params.apart != 0u) {
-        #trace trace_access(TRACE_LOAD | TRACE_INPUT, i * UNIT_BYTES, UNIT_BYTES);
+        #trace trace_access(TRACE_LOAD | TRACE_INPUT, i, UNIT_BYTES);
         return back_window[i];
     }
-    #trace trace_access(TRACE_LOAD | TRACE_OUTPUT, i * UNIT_BYTES, UNIT_BYTES);
+    #trace trace_access(TRACE_LOAD | TRACE_OUTPUT, i, UNIT_BYTES);
     return front_window[i];
 }
 
 fn store_unit(back: bool, i: u32, value: Unit) {
     if (back && params.apart != 0u) {
-        #trace trace_access(TRACE_STORE | TRACE_INPUT, i * UNIT_BYTES, UNIT_BYTES);
+        #trace trace_access(TRACE_STORE | TRACE_INPUT, i, UNIT_BYTES);
         back_window[i] = value;
         return;
     }
-    #trace trace_access(TRACE_STORE | TRACE_OUTPUT, i * UNIT_BYTES, UNIT_BYTES);
+    #trace trace_access(TRACE_STORE | TRACE_OUTPUT, i, UNIT_BYTES);
     front_window[i] = value;
 }

@@ -5,13 +5,13 @@
 // Lengths of elements `first`..`first + 3` of a column; only the first `count` (a
 // constant) are read, so that no read leaves the lengths tensor.
 fn lengths4(len_offset: u32, first: u32, stride: u32, n: u32, count: u32) -> vec4<u32> {
-    var lens = vec4(lane_length(len_offset + first * stride, n), 0u, 0u, 0u);
+    var lens = vec4(clamped_lane_length(len_offset + first * stride, n), 0u, 0u, 0u);
     if (count >= 2u) {
-        lens.y = lane_length(len_offset + (first + 1u) * stride, n);
+        lens.y = clamped_lane_length(len_offset + (first + 1u) * stride, n);
     }
     if (count >= 4u) {
-        lens.z = lane_length(len_offset + (first + 2u) * stride, n);
-        lens.w = lane_length(len_offset + (first + 3u) * stride, n);
+        lens.z = clamped_lane_length(len_offset + (first + 2u) * stride, n);
+        lens.w = clamped_lane_length(len_offset + (first + 3u) * stride, n);
     }
     return lens;
 }

@@ -10,7 +10,7 @@ override LEN_SIGNED: bool;
 @group(0) @binding(2) var<storage, read> lengths: array<u32>;
 
 fn load_length_word(i: u32) -> u32 {
-    #trace trace_access(TRACE_LOAD | TRACE_LENGTHS, i * 4u, 4u);
+    #trace trace_access(TRACE_LOAD | TRACE_LENGTHS, i, 4u);
     return lengths[i];
 }
 
@@ -26,4 +26,15 @@ fn lane_length(index: u32, n: u32) -> u32 {
     let top = select(lo, hi, LEN_WORDS == 2u);
     let negative = LEN_SIGNED && bitcast<i32>(top) < 0;
     return select(select(min(lo, n), n, hi != 0u), 0u, negative);
+}
+
+// `lane_length` with `index` clamped into the lengths binding, for the kernels
+// that run staged pieces (`general/elements`, `general/subwords`, and `gather`
+// and `columns` through `shared/element_lengths`). A staged piece's last run is
+// padded to whole vectors in scratch (`src/window/staged.rs`), and the padding's
+// elements have no lengths in the piece's window: they read another element's,
+// which does, since their output stays in scratch. Every other index is inside
+// the binding already. The binding holds at least one length.
+fn clamped_lane_length(index: u32, n: u32) -> u32 {
+    return lane_length(min(index, arrayLength(&lengths) / LEN_WORDS - 1u), n);
 }

@@ -10,7 +10,7 @@ const VEC_BYTES: u32 = 16u;
 
 // 64-bit word `h` (0 or 1) of input vector `i`.
 fn load_half(i: u32, h: u32) -> u64 {
-    #trace trace_access(TRACE_LOAD | TRACE_INPUT, i * 16u + h * 8u, 8u);
+    #trace trace_part(TRACE_LOAD | TRACE_INPUT, i, 16u, h * 8u, 8u);
     return src[i][h];
 }
 
@@ -39,7 +39,7 @@ fn store_vec(i: u32, v: vec4<u32>) {
 
 // As in `shared/storage_vec4.wgsl`.
 fn load_output_vec(i: u32) -> vec4<u32> {
-    #trace trace_access(TRACE_LOAD | TRACE_OUTPUT, i * 16u, 16u);
+    #trace trace_access(TRACE_LOAD | TRACE_OUTPUT, i, 16u);
     let v = dst[i];
     let high = v >> vec2(32u);
     return vec4(u32(v.x), u32(high.x), u32(v.y), u32(high.y));
@@ -49,19 +49,19 @@ fn load_output_vec(i: u32) -> vec4<u32> {
 alias Vector = vec2<u64>;
 
 fn load_vector(i: u32) -> Vector {
-    #trace trace_access(TRACE_LOAD | TRACE_INPUT, i * 16u, 16u);
+    #trace trace_access(TRACE_LOAD | TRACE_INPUT, i, 16u);
     return src[i];
 }
 
 fn store_vector(i: u32, v: Vector) {
-    #trace trace_access(TRACE_STORE | TRACE_OUTPUT, i * 16u, 16u);
+    #trace trace_access(TRACE_STORE | TRACE_OUTPUT, i, 16u);
     dst[i] = v;
 }
 
 // The output vector as it is now: in place (`runs/swap.wgsl`) the tensor is read
 // through the output binding.
 fn load_output_vector(i: u32) -> Vector {
-    #trace trace_access(TRACE_LOAD | TRACE_OUTPUT, i * 16u, 16u);
+    #trace trace_access(TRACE_LOAD | TRACE_OUTPUT, i, 16u);
     return dst[i];
 }
 

@@ -9,18 +9,18 @@ const VEC_BYTES: u32 = 8u;
 alias Vector = vec2<u32>;
 
 fn load_vector(i: u32) -> Vector {
-    #trace trace_access(TRACE_LOAD | TRACE_INPUT, i * 8u, 8u);
+    #trace trace_access(TRACE_LOAD | TRACE_INPUT, i, 8u);
     return src[i];
 }
 
 // The output element as it is now: in place (`general/swap.wgsl`) the tensor is
 // read through the output binding.
 fn load_output_vector(i: u32) -> Vector {
-    #trace trace_access(TRACE_LOAD | TRACE_OUTPUT, i * 8u, 8u);
+    #trace trace_access(TRACE_LOAD | TRACE_OUTPUT, i, 8u);
     return dst[i];
 }
 
 fn store_vector(i: u32, v: Vector) {
-    #trace trace_access(TRACE_STORE | TRACE_OUTPUT, i * 8u, 8u);
+    #trace trace_access(TRACE_STORE | TRACE_OUTPUT, i, 8u);
     dst[i] = v;
 }

@@ -8,29 +8,29 @@ const VEC_BYTES: u32 = 16u;
 // Word `w` (0-3) of input vector `i`, its 64-bit half `h` (0 or 1) as two words,
 // and the whole vector as four: for kernels that compute on 32-bit words.
 fn load_word(i: u32, w: u32) -> u32 {
-    #trace trace_access(TRACE_LOAD | TRACE_INPUT, i * 16u + w * 4u, 4u);
+    #trace trace_part(TRACE_LOAD | TRACE_INPUT, i, 16u, w * 4u, 4u);
     return src[i][w];
 }
 
 fn load_pair(i: u32, h: u32) -> vec2<u32> {
-    #trace trace_access(TRACE_LOAD | TRACE_INPUT, i * 16u + h * 8u, 8u);
+    #trace trace_part(TRACE_LOAD | TRACE_INPUT, i, 16u, h * 8u, 8u);
     return vec2(src[i][2u * h], src[i][2u * h + 1u]);
 }
 
 fn load_vec(i: u32) -> vec4<u32> {
-    #trace trace_access(TRACE_LOAD | TRACE_INPUT, i * 16u, 16u);
+    #trace trace_access(TRACE_LOAD | TRACE_INPUT, i, 16u);
     return src[i];
 }
 
 fn store_vec(i: u32, v: vec4<u32>) {
-    #trace trace_access(TRACE_STORE | TRACE_OUTPUT, i * 16u, 16u);
+    #trace trace_access(TRACE_STORE | TRACE_OUTPUT, i, 16u);
     dst[i] = v;
 }
 
 // A vector of the output as it is now: `rows/window.wgsl` merges into one that an
 // earlier dispatch wrote.
 fn load_output_vec(i: u32) -> vec4<u32> {
-    #trace trace_access(TRACE_LOAD | TRACE_OUTPUT, i * 16u, 16u);
+    #trace trace_access(TRACE_LOAD | TRACE_OUTPUT, i, 16u);
     return dst[i];
 }
 

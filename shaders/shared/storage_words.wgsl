@@ -8,19 +8,19 @@ const VEC_BYTES: u32 = 4u;
 @group(0) @binding(3) var<storage, read_write> dst: array<u32>;
 
 fn load_word(i: u32) -> u32 {
-    #trace trace_access(TRACE_LOAD | TRACE_INPUT, i * 4u, 4u);
+    #trace trace_access(TRACE_LOAD | TRACE_INPUT, i, 4u);
     return src[i];
 }
 
 fn store_word(i: u32, v: u32) {
-    #trace trace_access(TRACE_STORE | TRACE_OUTPUT, i * 4u, 4u);
+    #trace trace_access(TRACE_STORE | TRACE_OUTPUT, i, 4u);
     dst[i] = v;
 }
 
 // A word of the output as it is now: the 1- and 2-byte general kernel merges its
 // elements into it.
 fn load_output_word(i: u32) -> u32 {
-    #trace trace_access(TRACE_LOAD | TRACE_OUTPUT, i * 4u, 4u);
+    #trace trace_access(TRACE_LOAD | TRACE_OUTPUT, i, 4u);
     return dst[i];
 }
 

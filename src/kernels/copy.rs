@@ -41,12 +41,7 @@ impl Copying {
 
     /// The copy kernel's WGSL.
     pub(crate) fn source(&self) -> Source {
-        Source {
-            kernel: COPY,
-            storage: self.storage,
-            slots: &[],
-            wide_multiply: false,
-        }
+        Source::staging_copy(self.storage)
     }
 
     /// Values for its `override` constants.
@@ -65,6 +60,19 @@ fn constants(tuning: Tuning) -> Vec<(&'static str, f64)> {
         ("LANES", f64::from(lanes)),
         ("STEPS", f64::from(steps)),
     ]
+}
+
+impl Source {
+    /// The staging copy's WGSL on `storage`: words, four-word vectors, or
+    /// 64-bit words.
+    pub fn staging_copy(storage: Storage) -> Source {
+        Source {
+            kernel: COPY,
+            storage,
+            slots: &[],
+            wide_multiply: false,
+        }
+    }
 }
 
 /// Which way a copy moves a staged piece's segments.

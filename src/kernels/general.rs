@@ -225,8 +225,11 @@ impl Across {
             for d in 0..last {
                 params.out_strides[d] /= per;
             }
-            params.out_shift /= per;
-            params.in_shift /= per;
+            // A window's shift may be negative, wrapped (`src/window/across.rs`):
+            // divided as unsigned, it lost its wrap and indexed 2^30 units away.
+            let units = |shift: u32| (shift as i32 / per as i32) as u32;
+            params.out_shift = units(params.out_shift);
+            params.in_shift = units(params.in_shift);
         }
         if self.units > 1 {
             let stride = if per > 1 { 1 } else { params.out_strides[last] };

@@ -206,8 +206,9 @@ impl StagedCut<'_> {
     /// is padded in scratch to whole 16-byte vectors, so that a last, shorter
     /// piece keeps the vector kernels of the others; its padding is never copied
     /// back. Where lengths change along the run, the padding's lengths lie past
-    /// the piece's lengths window, and a read there is clamped into the binding,
-    /// as WebGPU guarantees: any length does for output that stays in scratch.
+    /// the piece's lengths window: the kernels clamp those reads into the binding
+    /// themselves (`clamped_lane_length` in `shaders/shared/lengths.wgsl`), and
+    /// any length does for output that stays in scratch.
     fn segments(
         &self,
         inner: &[Dim],
