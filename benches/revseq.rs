@@ -7,7 +7,10 @@
 //! - `--mib N`: tensor size in MiB (default 16 on a CPU adapter, 256 on a GPU,
 //!   whose L2 cache holds tensors of tens of MiB);
 //! - `--seconds S`: seconds of timing per row (default 0.6);
-//! - `--json PATH`: also write every row, with the adapter, as JSON;
+//! - `--json PATH`: also write every row, with the adapter, as JSON, and its
+//!   chart beside it (`PATH` with `.svg`; `--svg PATH` puts it elsewhere);
+//! - `--chart JSON [--peers JSON] --svg PATH`: run nothing, draw the chart of a
+//!   kept benchmark JSON (and the peers' rows, `gpu-kit/peers.py`) at `PATH`;
 //! - `--sweep`: instead of the table, 4-byte `innermost`, `onnx-time-major` and
 //!   `outermost` from 1 MiB up to the largest tensor the adapter takes, bound 128 MiB
 //!   at a time, each timed beside the same layout at 64 MiB in one dispatch; then the
@@ -35,6 +38,8 @@
 mod bench;
 #[path = "support/candidates.rs"]
 mod candidates;
+#[path = "support/chart.rs"]
+mod chart;
 #[path = "support/cli.rs"]
 mod cli;
 #[path = "support/gpu_model.rs"]
@@ -60,6 +65,11 @@ use windows::{sweep, windowed_rows};
 
 fn main() {
     let args = args();
+    if let Some(json) = &args.chart {
+        let svg = args.svg_path().expect("--chart JSON --svg PATH");
+        chart::draw(json, args.peers.as_deref(), &svg);
+        return;
+    }
     let mut bench = Bench::new();
     bench.storage_only = args.storage_only;
     if args.candidates {
@@ -103,7 +113,18 @@ fn main() {
     if args.in_place {
         let (verified, rows) = in_place::in_place_table(&bench, &args, bytes, copy);
         if let Some(path) = &args.json {
-            write_json(path, &info, bench.copy_kernels[copy].0, &[], &[], &rows);
+            let svg = args.svg_path();
+            let copy = bench.copy_kernels[copy].0;
+            write_json(
+                path,
+                svg.as_deref(),
+                &info,
+                bytes >> 20,
+                copy,
+                &[],
+                &[],
+                &rows,
+            );
         }
         if !verified {
             eprintln!("some rows differ from the reference");
@@ -129,7 +150,18 @@ fn main() {
     };
     if let Some(path) = &args.json {
         let copy = bench.copy_kernels[copy].0;
-        write_json(path, &info, copy, &rows, &windowed, &in_place_rows);
+        let svg = args.svg_path();
+        let mib = bytes >> 20;
+        write_json(
+            path,
+            svg.as_deref(),
+            &info,
+            mib,
+            copy,
+            &rows,
+            &windowed,
+            &in_place_rows,
+        );
     }
     let candidates_verified = rows.iter().flat_map(|r| &r.candidates).all(|c| c.verified);
     if rows.iter().any(|r| !r.verified)

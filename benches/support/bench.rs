@@ -276,6 +276,13 @@ pub(crate) fn median(mut v: Vec<f64>) -> f64 {
     v[v.len() / 2]
 }
 
+/// The first and third quartiles of `v`: the spread of a row's per-round ratios.
+pub(crate) fn quartiles(mut v: Vec<f64>) -> [f64; 2] {
+    v.sort_by(f64::total_cmp);
+    let at = |q: usize| v[(v.len() - 1) * q / 4];
+    [at(1), at(3)]
+}
+
 pub(crate) fn geomean(values: impl Iterator<Item = f64>) -> f64 {
     let (sum, n) = values.fold((0.0, 0), |(s, n), v| (s + v.ln(), n + 1));
     (sum / f64::from(n)).exp()

@@ -9,6 +9,12 @@ pub(crate) struct Args {
     pub(crate) mib: Option<u64>,
     pub(crate) seconds: f64,
     pub(crate) json: Option<String>,
+    /// `--svg`: the chart's path; by default beside `--json`'s, as `.svg`.
+    pub(crate) svg: Option<String>,
+    /// `--chart JSON`: draw that benchmark JSON's chart and run nothing.
+    pub(crate) chart: Option<String>,
+    /// `--peers JSON`: the peers' rows (`gpu-kit/peers.py`) on the chart.
+    pub(crate) peers: Option<String>,
     pub(crate) sweep: bool,
     /// `--largest-mib`: the sweep's largest tensor, where less than the adapter's.
     pub(crate) largest_mib: Option<u64>,
@@ -50,6 +56,9 @@ pub(crate) fn args() -> Args {
         mib: None,
         seconds: 0.6,
         json: None,
+        svg: None,
+        chart: None,
+        peers: None,
         sweep: false,
         largest_mib: None,
         largest_only: false,
@@ -71,6 +80,9 @@ pub(crate) fn args() -> Args {
                 args.seconds = it.next().and_then(|v| v.parse().ok()).expect("--seconds S")
             }
             "--json" => args.json = Some(it.next().expect("--json PATH")),
+            "--svg" => args.svg = Some(it.next().expect("--svg PATH")),
+            "--chart" => args.chart = Some(it.next().expect("--chart JSON")),
+            "--peers" => args.peers = Some(it.next().expect("--peers JSON")),
             "--sweep" => args.sweep = true,
             "--largest-mib" => {
                 args.largest_mib = it.next().and_then(|v| v.parse().ok());
@@ -93,6 +105,17 @@ pub(crate) fn args() -> Args {
         }
     }
     args
+}
+
+impl Args {
+    /// Where the chart goes: `--svg`, else beside `--json` as `.svg`.
+    pub(crate) fn svg_path(&self) -> Option<String> {
+        self.svg.clone().or_else(|| {
+            let json = self.json.as_ref()?;
+            let stem = json.strip_suffix(".json").unwrap_or(json);
+            Some(format!("{stem}.svg"))
+        })
+    }
 }
 
 /// MiB a tensor takes: `--mib`, else 16 on a CPU adapter and 256 on a GPU, so that

@@ -7,7 +7,7 @@
 //! row in place, in the same rounds.
 use revseq::{reference, CompiledInPlace, ReverseInPlace, ReverseSubsequences};
 
-use crate::bench::{median, Bench, Record};
+use crate::bench::{median, quartiles, Bench, Record};
 use crate::candidates;
 use crate::cli::Args;
 use crate::layouts::{descriptor, host_input, is_onnx, Lengths, LAYOUTS};
@@ -37,6 +37,7 @@ fn fill(desc: &ReverseSubsequences, lengths: &[u8]) -> f64 {
 struct Row {
     fill: f64,
     per_copy_kernel: f64,
+    per_copy_kernel_quartiles: [f64; 2],
     per_out_of_place: f64,
     copy_kernel_gbps: f64,
     verified: bool,
@@ -120,8 +121,10 @@ fn row(
         .collect();
     drop(expected);
     let [kernel_rounds, operator_rounds] = [&rounds[ops.len()], &rounds[ops.len() + 1]];
-    let per_round =
-        |op: &[f64], other: &[f64]| median(op.iter().zip(other).map(|(a, b)| a / b).collect());
+    let ratios = |op: &[f64], other: &[f64]| -> Vec<f64> {
+        op.iter().zip(other).map(|(a, b)| a / b).collect()
+    };
+    let per_round = |op: &[f64], other: &[f64]| median(ratios(op, other));
     let gbps = |rounds: &[f64]| bytes as f64 / median(rounds.to_vec()) / 1e9;
     let candidates = all
         .iter()
@@ -139,6 +142,7 @@ fn row(
     Row {
         fill: fill(desc, length_bytes),
         per_copy_kernel: per_round(&rounds[0], kernel_rounds),
+        per_copy_kernel_quartiles: quartiles(ratios(&rounds[0], kernel_rounds)),
         per_out_of_place: per_round(&rounds[0], operator_rounds),
         copy_kernel_gbps: gbps(kernel_rounds),
         verified: verified[0],
@@ -241,7 +245,7 @@ pub(crate) fn in_place_table(
                     );
                 }
                 json.push(format!(
-                    "    {{\"width\": {width}, \"layout\": \"{layout}\", \"lengths\": \"{}\", \"fill\": {:.4}, \"sizes\": {:?}, \"axis\": {}, \"variant\": \"{}\", \"dispatches\": {}, \"copy_kernel_gbps\": {:.4}, \"time_per_copy_kernel\": {:.4}, \"time_per_out_of_place\": {:.4}, \"verified\": {}, \"candidates\": {}}}",
+                    "    {{\"width\": {width}, \"layout\": \"{layout}\", \"lengths\": \"{}\", \"fill\": {:.4}, \"sizes\": {:?}, \"axis\": {}, \"variant\": \"{}\", \"dispatches\": {}, \"copy_kernel_gbps\": {:.4}, \"time_per_copy_kernel\": {:.4}, \"time_per_copy_kernel_quartiles\": [{:.4}, {:.4}], \"time_per_out_of_place\": {:.4}, \"verified\": {}, \"candidates\": {}}}",
                     lengths.name(),
                     r.fill,
                     desc.input.sizes(),
@@ -250,6 +254,8 @@ pub(crate) fn in_place_table(
                     compiled.dispatch_count(),
                     r.copy_kernel_gbps,
                     r.per_copy_kernel,
+                    r.per_copy_kernel_quartiles[0],
+                    r.per_copy_kernel_quartiles[1],
                     r.per_out_of_place,
                     r.verified,
                     candidates_json(&r.candidates)

@@ -4,7 +4,7 @@ use std::fmt::Write as _;
 
 use revseq::{reference, CompiledReverse, ReverseSubsequences};
 
-use crate::bench::{median, off_rounds, Bench, Record};
+use crate::bench::{median, off_rounds, quartiles, Bench, Record};
 use crate::candidates;
 use crate::cli::Args;
 use crate::layouts::{descriptor, host_tensors, is_onnx, Lengths, LAYOUTS};
@@ -26,6 +26,8 @@ pub(crate) struct Row {
     pub(crate) copy_buffer_gbps: f64,
     /// The median over rounds of the operator's time ÷ each copy's in the round.
     pub(crate) per_copy_kernel: f64,
+    /// The quartiles of those per-round ratios to the copy kernel.
+    pub(crate) per_copy_kernel_quartiles: [f64; 2],
     pub(crate) per_copy_buffer: f64,
     /// Rounds whose copy-kernel time was more than 25% off its median, of all.
     pub(crate) off_rounds: [usize; 2],
@@ -173,8 +175,10 @@ impl Bench {
         let gbps = |rounds: &[f64]| bytes as f64 / median(rounds.to_vec()) / 1e9;
         // Each round's ratio, taken within the round: the machine's speed drifts
         // between rounds (another tenant shares the cores) more than within one.
-        let per_round =
-            |op: &[f64], copy: &[f64]| median(op.iter().zip(copy).map(|(op, c)| op / c).collect());
+        let ratios = |op: &[f64], copy: &[f64]| -> Vec<f64> {
+            op.iter().zip(copy).map(|(op, c)| op / c).collect()
+        };
+        let per_round = |op: &[f64], copy: &[f64]| median(ratios(op, copy));
         let candidates = all
             .iter()
             .zip(&rounds)
@@ -200,6 +204,7 @@ impl Bench {
             copy_kernel_gbps: gbps(kernel_rounds),
             copy_buffer_gbps: gbps(buffer_rounds),
             per_copy_kernel: per_round(&rounds[0], kernel_rounds),
+            per_copy_kernel_quartiles: quartiles(ratios(&rounds[0], kernel_rounds)),
             per_copy_buffer: per_round(&rounds[0], buffer_rounds),
             off_rounds: [off_rounds(kernel_rounds), kernel_rounds.len()],
             verified: verified[0],
@@ -287,10 +292,17 @@ pub(crate) fn candidates_json(candidates: &[Candidate]) -> String {
 }
 
 /// The table's rows, the windowed rows and the in-place rows as one JSON
-/// document, with the adapter and the copy kernel they were timed beside.
+/// document, with the adapter, the tensors' MiB, the date and the copy kernel
+/// they were timed beside; and its chart (`chart.rs`) at `svg`.
+#[expect(
+    clippy::too_many_arguments,
+    reason = "the run's adapter, size and yardstick, its three tables and the chart's path"
+)]
 pub(crate) fn write_json(
     path: &str,
+    svg: Option<&str>,
     adapter: &wgpu::AdapterInfo,
+    mib: u64,
     copy: CopyKernel,
     rows: &[Row],
     windowed: &[WindowedRow],
@@ -299,12 +311,14 @@ pub(crate) fn write_json(
     let mut json = String::new();
     let _ = write!(
         json,
-        "{{\n  \"adapter\": {{\"name\": {}, \"backend\": \"{:?}\", \"device_type\": \"{:?}\", \"driver\": {}, \"driver_info\": {}}},\n  \"copy_kernel_vectors_per_invocation\": {}, \"copy_kernel_interleaved_over\": {}, \"copy_kernel_word_bits\": {},\n  \"rows\": [\n",
+        "{{\n  \"adapter\": {{\"name\": {}, \"backend\": \"{:?}\", \"device_type\": \"{:?}\", \"driver\": {}, \"driver_info\": {}}},\n  \"mib\": {}, \"date\": \"{}\",\n  \"copy_kernel_vectors_per_invocation\": {}, \"copy_kernel_interleaved_over\": {}, \"copy_kernel_word_bits\": {},\n  \"rows\": [\n",
         json_string(&adapter.name),
         adapter.backend,
         adapter.device_type,
         json_string(&adapter.driver),
         json_string(&adapter.driver_info),
+        mib,
+        crate::chart::today(),
         copy.steps,
         copy.lanes,
         copy.word_bits
@@ -313,7 +327,7 @@ pub(crate) fn write_json(
         .iter()
         .map(|row| {
             format!(
-                "    {{\"width\": {}, \"layout\": \"{}\", \"lengths\": \"{}\", \"sizes\": {:?}, \"axis\": {}, \"variant\": \"{}\", \"word_bits\": {}, \"op_gbps\": {:.4}, \"copy_kernel_gbps\": {:.4}, \"copy_buffer_gbps\": {:.4}, \"time_per_copy_kernel\": {:.4}, \"time_per_copy_buffer\": {:.4}, \"baseline_off_rounds\": {}, \"rounds\": {}, \"verified\": {}, \"candidates\": {}}}",
+                "    {{\"width\": {}, \"layout\": \"{}\", \"lengths\": \"{}\", \"sizes\": {:?}, \"axis\": {}, \"variant\": \"{}\", \"word_bits\": {}, \"op_gbps\": {:.4}, \"copy_kernel_gbps\": {:.4}, \"copy_buffer_gbps\": {:.4}, \"time_per_copy_kernel\": {:.4}, \"time_per_copy_kernel_quartiles\": [{:.4}, {:.4}], \"time_per_copy_buffer\": {:.4}, \"baseline_off_rounds\": {}, \"rounds\": {}, \"verified\": {}, \"candidates\": {}}}",
                 row.width,
                 row.layout,
                 row.lengths.name(),
@@ -325,6 +339,8 @@ pub(crate) fn write_json(
                 row.copy_kernel_gbps,
                 row.copy_buffer_gbps,
                 row.per_copy_kernel,
+                row.per_copy_kernel_quartiles[0],
+                row.per_copy_kernel_quartiles[1],
                 row.per_copy_buffer,
                 row.off_rounds[0],
                 row.off_rounds[1],
@@ -354,6 +370,9 @@ pub(crate) fn write_json(
     json.push_str(&in_place.join(",\n"));
     json.push_str("\n  ]\n}\n");
     std::fs::write(path, json).unwrap_or_else(|e| panic!("writing {path}: {e}"));
+    if let Some(svg) = svg {
+        crate::chart::draw(path, None, svg);
+    }
 }
 
 /// Every width and layout of `args` at `bytes`, verified and timed beside copy

@@ -66,6 +66,25 @@ pub enum Error {
         /// The input's dtype.
         dtype: DType,
     },
+    /// A tensor larger than burn's wgpu runtime allocates at once: its memory
+    /// page (cubecl's `MemoryDeviceProperties::max_page_size`), the device's
+    /// `max_storage_buffer_binding_size` or its `max_buffer_size` where that is
+    /// smaller. burn holds no larger tensor on that runtime (a view such as
+    /// `expand` can describe one), so the reversal's output could not be
+    /// allocated.
+    #[error(
+        "{tensor}: {bytes} bytes, more than the {limit} bytes burn's wgpu runtime allocates \
+         at once (its memory page: the device's max_storage_buffer_binding_size, or its \
+         max_buffer_size where smaller)"
+    )]
+    TensorTooLarge {
+        /// The argument (`input`, or the lengths' name).
+        tensor: &'static str,
+        /// Its bytes.
+        bytes: u64,
+        /// The runtime's page, in bytes.
+        limit: u64,
+    },
     /// The operator itself refused the tensors (sizes past the device's limits, a
     /// rank the dimensions cannot be folded into).
     #[error(transparent)]

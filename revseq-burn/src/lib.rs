@@ -31,9 +31,18 @@
 //! runs in burn's stream after burn's pending work on the tensors it reads, and
 //! burn's later work follows it; cubecl batches and submits as it does its
 //! own kernels. Under fusion the operation is deferred like any other and runs
-//! in its place in the stream. Tensors past one binding run as several
-//! dispatches, each binding a window of the tensor's memory, with scratch from
-//! the client where a plan stages.
+//! in its place in the stream. burn's wgpu runtime allocates at most one
+//! memory page at once (the device's `max_storage_buffer_binding_size`, or its
+//! `max_buffer_size` where smaller), so every tensor it holds fits one binding
+//! and runs in one window; a view that describes more (`expand`) gets
+//! [`Error::TensorTooLarge`], naming the page.
+//!
+//! # Devices and threads
+//!
+//! The lengths must be on the input's device by burn's `Device` equality, which
+//! does not tell a device from its `.autodiff()`. The operators may be called
+//! from any number of threads at once, on one device or several, a device's
+//! first use included: burn gives each thread a stream of its own.
 //!
 //! # Semantics
 //!

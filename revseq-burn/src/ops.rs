@@ -3,6 +3,7 @@
 use burn::backend::{Dispatch, DispatchTensor};
 use burn::tensor::kind::Basic;
 use burn::tensor::{Bool, Float, Int, Tensor};
+use revseq::TensorRole;
 
 use crate::backend::{Reversal, ReverseBackend};
 use crate::plan::Arguments;
@@ -15,6 +16,35 @@ use sealed::KernelCall;
 /// ONNX fixes the two axes to 0 and 1 in either order (batch-major or
 /// time-major); like `tf.reverse_sequence`, any two distinct axes are accepted.
 /// `sequence_lens` holds one length per batch entry.
+///
+/// # Errors
+///
+/// Every error is returned before any work is queued:
+/// - [`Error::AxisOutOfRange`]: `batch_axis` or `time_axis` is not less than `D`;
+/// - [`Error::SameAxes`]: they are equal;
+/// - [`Error::LengthsShape`]: `sequence_lens` is not `[size of batch_axis]`;
+/// - [`Error::DeviceMismatch`]: `sequence_lens` is on another device than `x`
+///   (see [Devices](#devices));
+/// - [`Error::LengthType`]: `sequence_lens` is not `I32`, `I64`, `U32` or `U64`;
+/// - [`Error::DataType`]: `x` is quantized;
+/// - [`Error::TensorTooLarge`]: on burn's wgpu runtime, `x` passes its memory
+///   page, the most it allocates at once (a view such as `expand` can);
+/// - [`Error::Revseq`]: revseq refused the plan for another limit of the device.
+///
+/// # Panics
+///
+/// None of its own: bad arguments and device limits are errors. burn itself
+/// may panic later where its device fails (a lost device, memory it cannot
+/// allocate), as it does for its own operations.
+///
+/// # Devices
+///
+/// `sequence_lens` must be on `x`'s device, as burn compares devices: burn's
+/// `Device` equality does not tell a device from its `.autodiff()`, so lengths on
+/// `d` with `x` on `d.autodiff()` are accepted (the lengths carry no gradient).
+/// Any thread may call this, on one device or several at once, a device's first
+/// use included: burn gives each thread a stream of its own and orders the
+/// reversal after the work that wrote its inputs.
 ///
 /// ```
 /// # fn main() -> Result<(), revseq_burn::Error> {
@@ -92,6 +122,22 @@ pub(crate) fn sequence<const D: usize, K: Reversible>(
 ///
 /// `lengths` has the input's rank and 1 on `axis`; every other dimension is the
 /// input's size or 1, which broadcasts one length over that dimension.
+///
+/// # Errors
+///
+/// As [`reverse_sequence`]'s, naming `lengths`: [`Error::AxisOutOfRange`] for
+/// `axis`, [`Error::LengthsShape`], [`Error::DeviceMismatch`],
+/// [`Error::LengthType`], [`Error::DataType`], [`Error::TensorTooLarge`] and
+/// [`Error::Revseq`].
+///
+/// # Panics
+///
+/// None of its own, as [`reverse_sequence`].
+///
+/// # Devices
+///
+/// As [`reverse_sequence`]: `lengths` on `x`'s device by burn's equality
+/// (autodiff or not), from any thread.
 pub fn reverse_subsequences<const D: usize, K: Reversible>(
     x: Tensor<D, K>,
     lengths: Tensor<D, Int>,
@@ -171,7 +217,26 @@ impl<const D: usize> KernelCall<D> {
         method: fn(DispatchTensor, DispatchTensor, Reversal) -> DispatchTensor,
     ) -> Result<Tensor<D, K>, Error> {
         let desc = Arguments::of(&x, &self.lengths, self.axis, self.tensor).descriptor()?;
-        let reversal = Reversal::new(&desc, self.target)?;
+        // burn's runtime is what the size runs into: revseq plans for a buffer
+        // as large as its page (`launch::target`).
+        let page = self.target.limits().max_buffer_size;
+        let reversal = Reversal::new(&desc, self.target).map_err(|err| match err {
+            revseq::Error::TensorTooLarge {
+                tensor,
+                bytes,
+                limit,
+                ..
+            } if limit == page => Error::TensorTooLarge {
+                tensor: match tensor {
+                    TensorRole::SequenceLengths => self.tensor,
+                    TensorRole::Output => "output",
+                    _ => "input",
+                },
+                bytes,
+                limit,
+            },
+            other => Error::Revseq(other),
+        })?;
         let output = method(x.into_dispatch(), self.lengths.into_dispatch(), reversal);
         Ok(Tensor::from_dispatch(output))
     }
