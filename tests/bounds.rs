@@ -376,15 +376,33 @@ fn check(trace: &Trace, start: &[u8], what: &dyn Fn() -> String, counts: &mut Co
     }
 }
 
-/// What tells two programs apart: their kernels, dispatches and workgroups.
-fn fingerprint(mode: &str, planned: &program::Program) -> String {
+/// Whether `planned` (in `mode`) is a program to trace: planned on the host
+/// first, so that a forced family that cannot serve the layout, and plans what
+/// another did, is not traced again (`seen` holds the programs traced, told
+/// apart by their kernels, dispatches and workgroups). A plan refused on so
+/// small a window (too many dispatches, in place too large) is counted.
+fn first_plan(
+    mode: &str,
+    planned: Result<program::Program, Error>,
+    seen: &mut HashSet<String>,
+    what: &dyn Fn() -> String,
+    counts: &mut Counts,
+) -> bool {
+    let planned = match planned {
+        Ok(planned) => planned,
+        Err(Error::TooManyDispatches { .. } | Error::InPlaceTooLarge { .. }) => {
+            counts.refused += 1;
+            return false;
+        }
+        Err(e) => panic!("{} {mode}: {e}", what()),
+    };
     let kernels: Vec<u64> = planned.kernels().iter().map(|k| k.digest).collect();
     let dispatches: Vec<(usize, [u32; 3])> = planned
         .dispatches()
         .iter()
         .map(|d| (d.kernel, d.workgroups))
         .collect();
-    format!("{mode} {kernels:?} {dispatches:?}")
+    seen.insert(format!("{mode} {kernels:?} {dispatches:?}"))
 }
 
 /// `desc` traced out of place on `gpu`, checked and compared with the reference;
@@ -398,17 +416,8 @@ fn out_of_place(
     what: &dyn Fn() -> String,
     counts: &mut Counts,
 ) {
-    // Planned on the host first: a forced family that cannot serve the layout
-    // plans what another did, and is not traced again.
-    let planned = match program::program(desc, &gpu.target()) {
-        Ok(planned) => planned,
-        Err(Error::TooManyDispatches { .. }) => {
-            counts.refused += 1;
-            return;
-        }
-        Err(e) => panic!("{}: {e}", what()),
-    };
-    if !seen.insert(fingerprint("out of place", &planned)) {
+    let planned = program::program(desc, &gpu.target());
+    if !first_plan("out of place", planned, seen, what, counts) {
         return;
     }
     let op = gpu
@@ -444,16 +453,8 @@ fn in_place(
     what: &dyn Fn() -> String,
     counts: &mut Counts,
 ) {
-    let planned = match program::program_in_place(desc, &gpu.target()) {
-        Ok(planned) => planned,
-        // Past what in place can cut on so small a window.
-        Err(Error::TooManyDispatches { .. } | Error::InPlaceTooLarge { .. }) => {
-            counts.refused += 1;
-            return;
-        }
-        Err(e) => panic!("{} in place: {e}", what()),
-    };
-    if !seen.insert(fingerprint("in place", &planned)) {
+    let planned = program::program_in_place(desc, &gpu.target());
+    if !first_plan("in place", planned, seen, what, counts) {
         return;
     }
     let op = gpu
