@@ -4,11 +4,11 @@
 use crate::device_lock::Held;
 use crate::error::{Error, TensorRole};
 use crate::gpu::Gpu;
-use crate::kernels::copy::Copying;
+#[cfg(feature = "lab")]
 use crate::kernels::PipelineKey;
-use crate::launch::Launch;
 use crate::operator::ReverseSubsequences;
 use crate::plan::Mode;
+use crate::program::Program;
 use crate::variant::Variant;
 
 /// An operator compiled for one [`Gpu`]: its pipeline and its layout uniforms, made
@@ -18,30 +18,22 @@ use crate::variant::Variant;
 pub struct CompiledReverse {
     pub(crate) gpu: Gpu,
     pub(crate) desc: ReverseSubsequences,
-    /// Out of place, or in place ([`CompiledInPlace`](crate::CompiledInPlace)).
-    pub(crate) mode: Mode,
-    pub(crate) key: PipelineKey,
+    /// The plan: what `record` dispatches, in either mode.
+    pub(crate) program: Program,
+    /// The operator's pipeline, of `program.key`.
     pub(crate) pipeline: Held<wgpu::ComputePipeline>,
-    /// The staging copy's pipeline, where the plan stages.
+    /// The staging copy's pipeline, where the program stages.
     pub(crate) copy: Option<Held<wgpu::ComputePipeline>>,
-    /// How the staging copy runs: what `copy` was built from.
-    pub(crate) copying: Copying,
     /// One `Params` per dispatch, `params_stride` bytes apart.
     pub(crate) params: Held<wgpu::Buffer>,
     pub(crate) params_stride: u64,
-    pub(crate) launches: Vec<Launch>,
     /// The device's `min_storage_buffer_offset_alignment`.
     pub(crate) offset_alignment: u64,
-    /// `min_size_in_bytes` of input, sequence lengths and output.
-    pub(crate) bytes: [u64; 3],
     /// Input and output scratch buffers, for staged dispatches.
     pub(crate) scratch: Option<Held<[wgpu::Buffer; 2]>>,
     /// What in-place dispatches bind at the input's place
-    /// ([`Bound::Placeholder`](crate::launch::Bound)).
+    /// ([`Binding::Placeholder`](crate::program::Binding)).
     pub(crate) placeholder: Option<Held<wgpu::Buffer>>,
-    /// Whether staged segments copy by buffer copies where the caller's buffers
-    /// allow it (`compile::Launched::by_buffer`).
-    pub(crate) by_buffer: bool,
 }
 
 impl CompiledReverse {
@@ -53,18 +45,19 @@ impl CompiledReverse {
     /// The pipeline key it runs under.
     #[cfg(feature = "lab")]
     pub fn key(&self) -> PipelineKey {
-        self.key
+        self.program.key
     }
 
     /// The kernel variant the plan chose for its layout.
     pub fn variant(&self) -> Variant {
-        self.key.variant
+        self.program.variant()
     }
 
     /// Workgroups of the first dispatch, in x and y (more than 65,535 fold into y).
     #[cfg(feature = "lab")]
     pub fn workgroups(&self) -> [u32; 2] {
-        self.launches[0].workgroups
+        let [x, y, _] = self.program.dispatches[0].workgroups;
+        [x, y]
     }
 
     /// The fraction of the workgroups `record` launches that have no work: those
@@ -72,8 +65,9 @@ impl CompiledReverse {
     /// dispatch's).
     #[cfg(feature = "lab")]
     pub fn idle_workgroups(&self) -> f64 {
-        let (launched, needed) = self.launches.iter().fold((0u64, 0u64), |(l, n), d| {
-            let [x, y] = d.workgroups;
+        let dispatches = self.program.dispatches.iter();
+        let (launched, needed) = dispatches.fold((0u64, 0u64), |(l, n), d| {
+            let [x, y, _] = d.workgroups;
             (l + u64::from(x) * u64::from(y), n + u64::from(d.groups))
         });
         match launched {
@@ -86,7 +80,7 @@ impl CompiledReverse {
     /// binding, more where a tensor is windowed (a staged piece's copies
     /// included).
     pub fn dispatch_count(&self) -> usize {
-        self.launches.len()
+        self.program.dispatches.len()
     }
 
     /// Of [`dispatch_count`](Self::dispatch_count), the staging copy's: where
@@ -94,7 +88,8 @@ impl CompiledReverse {
     /// of the caller's buffer they span.
     #[cfg(feature = "lab")]
     pub fn staging_copies(&self) -> usize {
-        self.launches.iter().filter(|l| l.copy.is_some()).count()
+        let dispatches = self.program.dispatches.iter();
+        dispatches.filter(|d| d.copy.is_some()).count()
     }
 
     /// Bytes of scratch memory the operator owns: none where every piece reads
@@ -116,7 +111,7 @@ impl CompiledReverse {
             TensorRole::SequenceLengths => 1,
             TensorRole::Output | TensorRole::Tensor => 2,
         };
-        self.bytes[index].next_multiple_of(4)
+        self.program.bytes[index].next_multiple_of(4)
     }
 
     /// Records the operator into `encoder`; never submits and never blocks, on any
@@ -197,7 +192,7 @@ impl CompiledReverse {
         bindings: [&wgpu::BufferBinding<'_>; 3],
     ) -> Result<(), Error> {
         self.check(bindings)?;
-        if self.is_empty() {
+        if self.program.is_empty() {
             return Ok(());
         }
         // wgpu records into an encoder of a lost device without a word.
@@ -218,7 +213,7 @@ impl CompiledReverse {
     /// the tensor (at the output's place) and the lengths in two buffers.
     pub(crate) fn check(&self, bindings: [&wgpu::BufferBinding<'_>; 3]) -> Result<(), Error> {
         let [input, sequence_lengths, output] = bindings;
-        let (roles, aliased) = match self.mode {
+        let (roles, aliased) = match self.program.mode {
             Mode::OutOfPlace => (
                 &[
                     (TensorRole::Input, input),
@@ -285,11 +280,6 @@ impl CompiledReverse {
 
     /// The layout uniform of dispatch `i`.
     pub(crate) fn params_binding(&self, i: usize) -> wgpu::BindingResource<'_> {
-        crate::launch::params_binding(&self.params, i, self.params_stride)
-    }
-
-    /// Whether no dispatch has work: a tensor without elements.
-    pub(crate) fn is_empty(&self) -> bool {
-        self.launches.iter().all(|d| d.workgroups[0] == 0)
+        crate::uniform::params_binding(&self.params, i, self.params_stride)
     }
 }

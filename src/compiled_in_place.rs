@@ -50,7 +50,7 @@ impl CompiledInPlace {
     /// The pipeline key it runs under.
     #[cfg(feature = "lab")]
     pub fn key(&self) -> crate::PipelineKey {
-        self.inner.key
+        self.inner.program.key
     }
 
     /// Workgroups of its dispatch, in x and y.
@@ -138,10 +138,10 @@ impl CompiledInPlace {
         self.desc
             .check_host_slices([tensor.len(), sequence_lengths.len()])?;
         let inner = &self.inner;
-        if inner.is_empty() {
+        if inner.program.is_empty() {
             return Ok(());
         }
-        let [tensor_bytes, len_bytes, _] = inner.bytes.map(|b| b as usize);
+        let [tensor_bytes, len_bytes, _] = inner.program.bytes.map(|b| b as usize);
         let copies = wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST;
         let context = "running reverse_subsequences in place";
         let (data, lengths, readback) = inner

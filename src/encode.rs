@@ -5,12 +5,13 @@
 
 use crate::bindings;
 use crate::compiled::CompiledReverse;
-use crate::error::Error;
+use crate::error::{Error, TensorRole};
 use crate::kernels::copy::Direction;
-use crate::launch::{params_binding, Bound, Launch, StagingCopy};
 use crate::parts::Parts;
+use crate::program::{Binding, StagingCopy};
 #[cfg(not(target_arch = "wasm32"))]
 use crate::scope::{now_or_never, Scope};
+use crate::uniform::params_binding;
 
 /// The trace build in place of the operator's pipelines (`src/trace.rs`): the
 /// operator's and the staging copy's, their bind group layout (the operator's,
@@ -35,12 +36,12 @@ impl Tracing<'_> {
     }
 }
 
-/// One dispatch of a recorded operator: `workgroups` of launch `launch`, which
-/// visit `bytes` of output, with the launch's `Params`, or where `part` is some,
-/// with the `Params` at that index of the parts' uniform.
+/// One dispatch of a recorded operator: `workgroups` of the program's dispatch
+/// `dispatch`, which visit `bytes` of output, with the dispatch's `Params`, or
+/// where `part` is some, with the `Params` at that index of the parts' uniform.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Command {
-    pub(crate) launch: usize,
+    pub(crate) dispatch: usize,
     pub(crate) part: Option<usize>,
     pub(crate) workgroups: [u32; 2],
     pub(crate) bytes: u64,
@@ -52,21 +53,21 @@ impl CompiledReverse {
     pub(crate) fn commands(&self, parts: Option<&Parts>) -> Vec<Command> {
         let mut commands = Vec::new();
         let mut next_part = 0;
-        for (i, launch) in self.launches.iter().enumerate() {
-            if launch.workgroups[0] == 0 {
+        for (i, dispatch) in self.program.dispatches.iter().enumerate() {
+            if dispatch.workgroups[0] == 0 {
                 continue;
             }
             match parts.map_or(&[][..], |parts| &parts.of[i][..]) {
                 [] => commands.push(Command {
-                    launch: i,
+                    dispatch: i,
                     part: None,
-                    workgroups: launch.workgroups,
-                    bytes: launch.windows[2].size,
+                    workgroups: [dispatch.workgroups[0], dispatch.workgroups[1]],
+                    bytes: dispatch.output_bytes(),
                 }),
                 of => commands.extend(of.iter().map(|part| {
                     next_part += 1;
                     Command {
-                        launch: i,
+                        dispatch: i,
                         part: Some(next_part - 1),
                         workgroups: part.workgroups,
                         bytes: part.bytes,
@@ -81,36 +82,38 @@ impl CompiledReverse {
     /// copies rather than the copy kernel: where the plan does and the input
     /// has `COPY_SRC` and the output `COPY_DST`.
     pub(crate) fn copies_by_buffer(&self, input: &wgpu::Buffer, output: &wgpu::Buffer) -> bool {
-        self.by_buffer
+        self.program.by_buffer
             && input.usage().contains(wgpu::BufferUsages::COPY_SRC)
             && output.usage().contains(wgpu::BufferUsages::COPY_DST)
     }
 
-    /// Window `binding` (input, lengths, output) of `launch`: of the caller's
-    /// `bindings`, or of the operator's own buffer where the launch binds one
-    /// (`compile` makes each one a launch binds).
+    /// What `buffer` binds at `place` (input, lengths, output): a window of
+    /// the caller's `bindings` (in place the tensor at the output's place), or
+    /// of the operator's own buffer (`compile` makes each one a dispatch binds).
     fn window<'a>(
         &'a self,
-        launch: &Launch,
-        binding: usize,
+        place: usize,
+        buffer: &Binding,
         bindings: [&wgpu::BufferBinding<'a>; 3],
     ) -> wgpu::BufferBinding<'a> {
-        let w = launch.windows[binding];
-        let caller = |i: usize| (bindings[i].buffer, bindings[i].offset);
+        let caller = |i: usize| Some((bindings[i].buffer, bindings[i].offset));
         let own = |buffer: Option<&'a wgpu::Buffer>| buffer.map(|b| (b, 0));
-        let scratch = |i: usize| own(self.scratch.as_deref().map(|s| &s[i]));
-        let (buffer, offset) = match launch.buffers[binding] {
-            Bound::Caller => None,
-            Bound::Output => Some(caller(2)),
-            Bound::Placeholder => own(self.placeholder.as_deref()),
-            Bound::ScratchInput => scratch(0),
-            Bound::ScratchOutput => scratch(1),
+        let (buffer_of, offset_of) = match buffer {
+            Binding::Tensor { tensor, .. } => match tensor {
+                TensorRole::Input => caller(0),
+                TensorRole::SequenceLengths => caller(1),
+                TensorRole::Output | TensorRole::Tensor => caller(2),
+            },
+            Binding::Placeholder { .. } => own(self.placeholder.as_deref()),
+            Binding::Scratch { buffer, .. } => own(self.scratch.as_deref().map(|s| &s[*buffer])),
+            Binding::Params { .. } => None,
         }
-        .unwrap_or_else(|| caller(binding));
+        .unwrap_or((bindings[place].buffer, bindings[place].offset));
+        let (offset, size) = buffer.window();
         wgpu::BufferBinding {
-            buffer,
-            offset: offset + w.offset,
-            size: wgpu::BufferSize::new(w.size),
+            buffer: buffer_of,
+            offset: offset_of + offset,
+            size: wgpu::BufferSize::new(size),
         }
     }
 
@@ -129,19 +132,19 @@ impl CompiledReverse {
         tracing: Option<&Tracing>,
     ) -> Result<Vec<Option<wgpu::BindGroup>>, Error> {
         let device = self.gpu.device();
-        let writable_input = self.key.writes_input();
+        let writable_input = self.program.key.writes_input();
         let layout = tracing.map_or(self.gpu.bind_group_layout(writable_input), |t| t.layout);
         let bind_group = |(k, command): (usize, &Command)| {
-            let launch = &self.launches[command.launch];
-            if by_buffer && launch.copy.is_some() {
+            let dispatch = &self.program.dispatches[command.dispatch];
+            if by_buffer && dispatch.copy.is_some() {
                 return None;
             }
             // A part's `Params` lie in the parts' uniform, a whole dispatch's in its own.
             let params = match command.part.zip(parts) {
                 Some((part, uniform)) => params_binding(uniform, part, self.params_stride),
-                None => self.params_binding(command.launch),
+                None => self.params_binding(command.dispatch),
             };
-            let window = |binding: usize| self.window(launch, binding, bindings);
+            let window = |place: usize| self.window(place, &dispatch.buffers[place], bindings);
             let records = tracing.map(|t| t.slice_of(k));
             Some(bindings::bind_group(
                 device,
@@ -197,8 +200,8 @@ impl CompiledReverse {
         let mut pass: Option<wgpu::ComputePass<'static>> = None;
         let mut copying = None;
         for (command, bind_group) in commands.iter().zip(&bind_groups) {
-            let launch = &self.launches[command.launch];
-            match (bind_group, launch.copy, self.scratch.as_deref()) {
+            let dispatch = &self.program.dispatches[command.dispatch];
+            match (bind_group, dispatch.copy, self.scratch.as_deref()) {
                 (Some(bind_group), copy, _) => {
                     let pass = pass.get_or_insert_with(|| {
                         copying = None;

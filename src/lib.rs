@@ -43,12 +43,12 @@ mod gpu;
 mod in_place;
 // With the `lab` feature, revseq's benchmark and tests reach the plan's internals
 // (`PipelineKey`, `Walk`, `Tuning`) and the laboratory's modules below.
+mod dispatches;
 #[cfg_attr(
     not(feature = "lab"),
     expect(unreachable_pub, reason = "the laboratory (`lab`) reaches these")
 )]
 mod kernels;
-mod launch;
 mod layout;
 mod lost;
 mod onnx;
@@ -79,6 +79,7 @@ pub mod trace;
     expect(unreachable_pub, reason = "the laboratory (`lab`) reaches these")
 )]
 mod tuning;
+mod uniform;
 mod variant;
 mod window;
 

@@ -6,7 +6,7 @@ use crate::divisor::Divisor;
 use crate::window::{Dispatch, InputBinding};
 
 #[repr(C)]
-#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
+#[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 pub(crate) struct Params {
     pub(crate) sizes: [u32; 8],
     pub(crate) out_strides: [u32; 8],

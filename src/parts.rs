@@ -7,8 +7,9 @@
 use crate::compiled::CompiledReverse;
 use crate::device_lock::Held;
 use crate::error::Error;
-use crate::launch::{uniform, Launch};
 use crate::params::Params;
+use crate::program::Dispatch;
+use crate::uniform::uniform;
 
 /// A range of a dispatch's workgroups, run as a dispatch of its own.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -28,10 +29,10 @@ pub(crate) struct Parts {
     pub(crate) uniform: Option<Held<wgpu::Buffer>>,
 }
 
-/// `launch` in parts of at most `budget` output bytes (as evenly as its
+/// `dispatch` in parts of at most `budget` output bytes (as evenly as its
 /// workgroups allow) and `max` workgroups; none where it visits no more.
-pub(crate) fn cut(launch: &Launch, budget: u64, max: u32) -> Vec<Part> {
-    let (visited, groups) = (launch.windows[2].size, launch.groups);
+pub(crate) fn cut(dispatch: &Dispatch, budget: u64, max: u32) -> Vec<Part> {
+    let (visited, groups) = (dispatch.output_bytes(), dispatch.groups);
     if visited <= budget || groups <= 1 {
         return Vec::new();
     }
@@ -56,24 +57,23 @@ impl CompiledReverse {
         let limits = self.gpu.device().limits();
         let max = limits.max_compute_workgroups_per_dimension.max(1);
         // `run`'s buffers have copy usages: where the plan copies staged
-        // segments by buffer, a copy launch is buffer copies, never in parts.
-        let by_buffer = self.by_buffer;
-        let of: Vec<Vec<Part>> = self
-            .launches
+        // segments by buffer, a copy dispatch is buffer copies, never in parts.
+        let dispatches = &self.program.dispatches;
+        let by_buffer = self.program.by_buffer;
+        let of: Vec<Vec<Part>> = dispatches
             .iter()
-            .map(|l| match by_buffer && l.copy.is_some() {
+            .map(|d| match by_buffer && d.copy.is_some() {
                 true => Vec::new(),
-                false => cut(l, budget, max),
+                false => cut(d, budget, max),
             })
             .collect();
-        let params: Vec<Params> = self
-            .launches
+        let params: Vec<Params> = dispatches
             .iter()
             .zip(&of)
-            .flat_map(|(launch, parts)| {
+            .flat_map(|(dispatch, parts)| {
                 parts.iter().map(|part| Params {
                     first_group: part.first_group,
-                    ..launch.params
+                    ..dispatch.params
                 })
             })
             .collect();
@@ -91,36 +91,44 @@ impl CompiledReverse {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::launch::Bound;
-    use crate::window::Window;
+    use crate::error::TensorRole;
+    use crate::program::{Binding, OPERATOR};
 
-    fn launch(groups: u32, output_bytes: u64) -> Launch {
-        Launch {
-            copy: None,
-            windows: [Window {
-                offset: 0,
-                size: output_bytes,
-            }; 3],
-            buffers: [Bound::Caller; 3],
-            workgroups: [groups, 1],
+    fn dispatch(groups: u32, output_bytes: u64) -> Dispatch {
+        let tensor = |tensor| Binding::Tensor {
+            tensor,
+            offset: 0,
+            size: output_bytes,
+        };
+        let buffers = [
+            TensorRole::Input,
+            TensorRole::SequenceLengths,
+            TensorRole::Output,
+        ];
+        Dispatch::new(
+            OPERATOR,
+            [groups, 1],
             groups,
-            params: bytemuck::Zeroable::zeroed(),
-        }
+            buffers.map(tensor),
+            [true; 3],
+            bytemuck::Zeroable::zeroed(),
+            None,
+        )
     }
 
     /// Parts cover every workgroup once, in order, each within the budget and
     /// the per-dimension limit, and their bytes add up to the dispatch's.
     #[test]
     fn parts_cover_every_workgroup_once_within_the_budget() {
-        assert!(cut(&launch(100, 4096), 4096, 65_535).is_empty());
-        assert!(cut(&launch(1, 1 << 20), 4096, 65_535).is_empty());
+        assert!(cut(&dispatch(100, 4096), 4096, 65_535).is_empty());
+        assert!(cut(&dispatch(1, 1 << 20), 4096, 65_535).is_empty());
         for (groups, bytes, budget, max) in [
             (100, 1 << 20, 4096, 65_535),
             (1000, 1 << 20, 300_000, 65_535),
             (1000, 1 << 30, 4 << 20, 65_535),
             (100_000, 1 << 20, 1 << 19, 16),
         ] {
-            let parts = cut(&launch(groups, bytes), budget, max);
+            let parts = cut(&dispatch(groups, bytes), budget, max);
             assert!(
                 parts.len() > 1,
                 "{groups} groups, {bytes} bytes in {budget}"

@@ -24,22 +24,25 @@
 //! [`Dispatch::bindings`] gives it, nothing past it is read or written, and a
 //! read that the kernel clamps (`arrayLength`) stays inside the binding too.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
-use crate::compile::{launch_plan, Launched};
+use crate::dispatches::Making;
 use crate::error::{Error, TensorRole};
 use crate::in_place::{name_the_tensor, ReverseInPlace};
+use crate::kernels::copy::{Copying, Direction};
 use crate::kernels::{PipelineKey, Walk};
-use crate::launch::{Bound, Launch};
 use crate::operator::ReverseSubsequences;
-use crate::plan::Mode;
+use crate::params::Params;
+use crate::plan::{plan, tensor_bytes, Mode, Planned};
 use crate::shaders::{Kernel as Entry, Source, WORKGROUP_SIZE};
+use crate::tuning;
 use crate::variant::Variant;
+use crate::window::{Batch, Dispatch as Piece, Segments};
 
 pub use crate::target::Target;
 
 /// `desc` as a program for `target`: the dispatches
-/// [`Gpu::compile`](crate::Gpu::compile) would record, validated as it
+/// [`Gpu::compile`](crate::Gpu::compile) records, validated as it
 /// validates.
 ///
 /// ```
@@ -59,95 +62,153 @@ pub use crate::target::Target;
 /// # Ok::<(), revseq::Error>(())
 /// ```
 pub fn program(desc: &ReverseSubsequences, target: &Target) -> Result<Program, Error> {
-    let launched = launch_plan(desc, Mode::OutOfPlace, target)?;
-    Ok(Program::of(&launched, Mode::OutOfPlace))
+    Program::new(desc, Mode::OutOfPlace, target)
 }
 
 /// `desc` in place as a program for `target`: the dispatches
-/// [`Gpu::compile_in_place`](crate::Gpu::compile_in_place) would record. The
+/// [`Gpu::compile_in_place`](crate::Gpu::compile_in_place) records. The
 /// tensor is [`TensorRole::Tensor`], read and written where it lies.
 pub fn program_in_place(desc: &ReverseInPlace, target: &Target) -> Result<Program, Error> {
-    let operator = desc.operator()?;
-    let launched = launch_plan(&operator, Mode::InPlace, target).map_err(name_the_tensor)?;
-    Ok(Program::of(&launched, Mode::InPlace))
+    Program::new(&desc.operator()?, Mode::InPlace, target).map_err(name_the_tensor)
 }
 
-/// The operator as kernels and the dispatches that run them, in order.
+/// The operator as kernels and the dispatches that run them, in order: the
+/// plan itself, which revseq's own executor records as any other executor
+/// runs it.
 #[derive(Clone, Debug)]
 pub struct Program {
-    kernels: Vec<Arc<Kernel>>,
-    dispatches: Vec<Dispatch>,
-    scratch: [u64; 2],
-    variant: Variant,
+    /// Made on the first ask: revseq's own executor builds its pipelines from
+    /// the key.
+    kernels: OnceLock<Vec<Arc<Kernel>>>,
+    pub(crate) dispatches: Vec<Dispatch>,
+    /// Whether it writes into a second tensor or into the input's memory.
+    pub(crate) mode: Mode,
+    /// The operator's kernel: what [`OPERATOR`] dispatches run.
+    pub(crate) key: PipelineKey,
+    /// The staging copy's kernel: what [`COPY`] dispatches run.
+    pub(crate) copying: Copying,
+    /// Bytes of the scratch buffers staged pieces run in (input, output), where
+    /// some piece stages.
+    pub(crate) scratch: Option<[u64; 2]>,
+    /// Whether staged segments copy by buffer copies, rather than by the copy
+    /// kernel, where the caller's buffers allow it
+    /// (`tuning::copies_by_buffer`): the one choice left to the executor, which
+    /// alone sees the buffers' usages when it records.
+    pub(crate) by_buffer: bool,
+    /// `min_size_in_bytes` of input, sequence lengths and output.
+    pub(crate) bytes: [u64; 3],
 }
 
 impl Program {
+    /// Plans `desc` (validated here) in `mode` for `target`, on the host.
+    pub(crate) fn new(
+        desc: &ReverseSubsequences,
+        mode: Mode,
+        target: &Target,
+    ) -> Result<Program, Error> {
+        let limits = target.limits();
+        desc.validate()?;
+        let bytes = tensor_bytes(desc, limits)?;
+        let Planned {
+            layout,
+            dispatches: pieces,
+            plans,
+            key,
+        } = plan(desc, mode, bytes, target)?;
+        let copying = Copying::new(staged_in_vectors(&pieces), &target.profile);
+        let making = Making {
+            layout: &layout,
+            limits,
+            copying,
+            mode,
+            output_bytes: bytes[2],
+            uses: [operator_uses(&key), COPY_USES],
+        };
+        Ok(Program {
+            kernels: OnceLock::new(),
+            dispatches: making.dispatches(&plans, &pieces)?,
+            mode,
+            key,
+            copying,
+            scratch: scratch_sizes(&pieces),
+            by_buffer: tuning::copies_by_buffer(target.profile.tuning),
+            bytes,
+        })
+    }
+
     /// The kernels the dispatches run ([`Dispatch::kernel`] indexes them).
     pub fn kernels(&self) -> &[Arc<Kernel>] {
-        &self.kernels
+        self.kernels.get_or_init(|| {
+            let operator = Arc::new(Kernel::operator(&self.key));
+            let copy = self.scratch.map(|_| {
+                let source = self.copying.source();
+                Arc::new(Kernel::external(
+                    &source,
+                    &self.copying.constants(),
+                    COPY_USES,
+                ))
+            });
+            std::iter::once(operator).chain(copy).collect()
+        })
     }
 
     /// The dispatches, to run in this order; none for a tensor without
     /// elements.
     pub fn dispatches(&self) -> &[Dispatch] {
-        &self.dispatches
+        match self.is_empty() {
+            true => &[],
+            false => &self.dispatches,
+        }
     }
 
     /// Bytes of scratch buffers 0 and 1 ([`Binding::Scratch`]), 0 where the
     /// program has none: a staged piece's input and output.
     pub fn scratch_bytes(&self) -> [u64; 2] {
-        self.scratch
+        self.scratch.unwrap_or_default()
     }
 
     /// The kernel family the plan chose.
     pub fn variant(&self) -> Variant {
-        self.variant
+        self.key.variant
     }
 
-    fn of(launched: &Launched, mode: Mode) -> Program {
-        let operator = Arc::new(Kernel::operator(&launched.key));
-        let copy = launched.scratch.map(|_| {
-            Arc::new(Kernel::external(
-                &launched.copying.source(),
-                &launched.copying.constants(),
-                COPY_USES,
-            ))
-        });
-        let roles = match mode {
-            Mode::OutOfPlace => [
-                TensorRole::Input,
-                TensorRole::SequenceLengths,
-                TensorRole::Output,
-            ],
-            Mode::InPlace => [
-                TensorRole::Tensor,
-                TensorRole::SequenceLengths,
-                TensorRole::Tensor,
-            ],
-        };
-        let dispatches = launched
-            .launches
-            .iter()
-            .filter(|launch| launch.workgroups[0] > 0)
-            .map(|launch| {
-                let (kernel, uses) = match launch.copy {
-                    Some(_) => (1, COPY_USES),
-                    None => (0, operator_uses(&launched.key)),
-                };
-                Dispatch {
-                    kernel,
-                    workgroups: [launch.workgroups[0], launch.workgroups[1], 1],
-                    bindings: bindings(launch, uses, roles),
-                }
-            })
-            .collect();
-        Program {
-            kernels: std::iter::once(operator).chain(copy).collect(),
-            dispatches,
-            scratch: launched.scratch.unwrap_or_default(),
-            variant: launched.key.variant,
-        }
+    /// Whether no dispatch has work: a tensor without elements.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.dispatches.iter().all(|d| d.workgroups[0] == 0)
     }
+
+    /// Whether some dispatch binds the placeholder.
+    pub(crate) fn binds_placeholder(&self) -> bool {
+        self.dispatches
+            .iter()
+            .any(|d| matches!(d.buffers[0], Binding::Placeholder { .. }))
+    }
+}
+
+/// Whether every segment a staged piece copies is whole 16-byte vectors at a
+/// vector boundary, in the caller's binding and in scratch: the staging copy
+/// moves vectors then.
+fn staged_in_vectors(pieces: &[Piece]) -> bool {
+    let vectors = |s: &Segments| {
+        [s.origin, s.stride, s.bytes, s.pitch]
+            .iter()
+            .all(|b| b % 16 == 0)
+    };
+    pieces
+        .iter()
+        .filter_map(|d| d.staging.as_ref())
+        .all(|s| vectors(&s.input) && vectors(&s.output))
+}
+
+/// Bytes of the scratch buffers staged pieces run in: one for their input,
+/// one for their output, each as large as the largest piece's; `None` where no
+/// piece stages.
+fn scratch_sizes(pieces: &[Piece]) -> Option<[u64; 2]> {
+    pieces
+        .iter()
+        .filter(|piece| piece.staging.is_some())
+        .map(|piece| [piece.windows[0].size, piece.windows[2].size])
+        .reduce(|a, b| [a[0].max(b[0]), a[1].max(b[1])])
 }
 
 /// A kernel's WGSL, in the convention above, with its `override` constants
@@ -196,9 +257,70 @@ pub struct Dispatch {
     pub kernel: usize,
     /// Workgroups in x, y and z.
     pub workgroups: [u32; 3],
-    /// `@binding(i)` holds `bindings[i]`: the buffers, then the uniform.
+    /// `@binding(i)` holds `bindings[i]`: the buffers the kernel uses, then
+    /// the uniform.
     pub bindings: Vec<Binding>,
+    /// What each buffer the kernel declares holds (input, lengths, output),
+    /// those it leaves unused included: what revseq's own layout binds.
+    pub(crate) buffers: [Binding; 3],
+    /// Workgroups with work: `workgroups` launch at least as many.
+    pub(crate) groups: u32,
+    /// Its layout uniform.
+    pub(crate) params: Params,
+    /// The segments it moves, where it is a staged piece's copy.
+    pub(crate) copy: Option<StagingCopy>,
 }
+
+impl Dispatch {
+    /// A dispatch of `kernel` over `groups` workgroups launched as `[x, y]`,
+    /// binding `buffers` of which the kernel `uses` some, and `params`.
+    pub(crate) fn new(
+        kernel: usize,
+        [x, y]: [u32; 2],
+        groups: u32,
+        buffers: [Binding; 3],
+        uses: [bool; 3],
+        params: Params,
+        copy: Option<StagingCopy>,
+    ) -> Dispatch {
+        let used = buffers.iter().zip(uses).filter(|(_, u)| *u);
+        let uniform = Binding::Params {
+            bytes: bytemuck::bytes_of(&params).to_vec(),
+        };
+        Dispatch {
+            kernel,
+            workgroups: [x, y, 1],
+            bindings: used.map(|(b, _)| b.clone()).chain([uniform]).collect(),
+            buffers,
+            groups,
+            params,
+            copy,
+        }
+    }
+
+    /// Bytes of its window of the output, or in place of the tensor: what its
+    /// workgroups visit.
+    pub(crate) fn output_bytes(&self) -> u64 {
+        self.buffers[2].size()
+    }
+}
+
+/// A staged piece's copy of a batch of its segments between the caller's
+/// buffer and scratch: a dispatch of the copy kernel (`src/kernels/copy.rs`),
+/// or where the adapter copies buffers faster and the caller's buffers allow
+/// it, a buffer copy per segment (`tuning::copies_by_buffer`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct StagingCopy {
+    pub(crate) direction: Direction,
+    pub(crate) segments: Segments,
+    pub(crate) batch: Batch,
+}
+
+/// [`Program::kernels`]' index of the operator's kernel.
+pub(crate) const OPERATOR: usize = 0;
+
+/// [`Program::kernels`]' index of the staging copy, where the program stages.
+pub(crate) const COPY: usize = 1;
 
 /// What one binding of a dispatch holds.
 #[non_exhaustive]
@@ -239,6 +361,25 @@ pub enum Binding {
     },
 }
 
+impl Binding {
+    /// Bytes from the start of its buffer and bytes bound (a placeholder's
+    /// from 0, a uniform's its bytes).
+    pub(crate) fn window(&self) -> (u64, u64) {
+        match *self {
+            Binding::Tensor { offset, size, .. } | Binding::Scratch { offset, size, .. } => {
+                (offset, size)
+            }
+            Binding::Placeholder { size } => (0, size),
+            Binding::Params { ref bytes } => (0, bytes.len() as u64),
+        }
+    }
+
+    /// Bytes bound.
+    pub(crate) fn size(&self) -> u64 {
+        self.window().1
+    }
+}
+
 /// The buffers the staging copy uses: input and output, no lengths.
 const COPY_USES: [bool; 3] = [true, false, true];
 
@@ -248,41 +389,6 @@ const COPY_USES: [bool; 3] = [true, false, true];
 fn operator_uses(key: &PipelineKey) -> [bool; 3] {
     let input = !(key.in_place && key.walk == Walk::None && key.variant != Variant::Columns);
     [input, true, true]
-}
-
-/// What each binding `launch` uses holds, then its uniform.
-fn bindings(launch: &Launch, uses: [bool; 3], roles: [TensorRole; 3]) -> Vec<Binding> {
-    let buffers = (0..3).filter(|&i| uses[i]).map(|i| {
-        let window = launch.windows[i];
-        let (offset, size) = (window.offset, window.size);
-        match launch.buffers[i] {
-            Bound::ScratchInput => Binding::Scratch {
-                buffer: 0,
-                offset,
-                size,
-            },
-            Bound::ScratchOutput => Binding::Scratch {
-                buffer: 1,
-                offset,
-                size,
-            },
-            Bound::Output => Binding::Tensor {
-                tensor: roles[2],
-                offset,
-                size,
-            },
-            Bound::Placeholder => Binding::Placeholder { size },
-            Bound::Caller => Binding::Tensor {
-                tensor: roles[i],
-                offset,
-                size,
-            },
-        }
-    });
-    let params = Binding::Params {
-        bytes: bytemuck::bytes_of(&launch.params).to_vec(),
-    };
-    buffers.chain(std::iter::once(params)).collect()
 }
 
 /// `wgsl` in the convention above: each `override` a `const` of its value in

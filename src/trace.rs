@@ -23,9 +23,9 @@ use crate::device_lock::Held;
 use crate::encode::{Command, Tracing};
 use crate::error::{Error, TensorRole};
 use crate::gpu::Gpu;
-use crate::launch::{Bound, Launch};
 use crate::params::PARAMS_SIZE;
 use crate::pipeline::{compute_pipeline, Pipeline};
+use crate::program::{Binding, Dispatch, Program};
 use crate::scope::{block_on, Scope};
 use crate::shaders::{Kernel, Source, Storage, WORKGROUP_SIZE};
 use crate::simt::{Access, Kind};
@@ -109,11 +109,14 @@ impl CompiledReverse {
     /// The dispatches go through the normal build's `encode` (`src/encode.rs`),
     /// with the trace build's pipelines and each command's slice of the records.
     pub fn trace(&self, input: &[u8], lengths: &[u8], every: u32) -> Result<Trace, Error> {
-        self.desc
-            .check_host_slices([input.len(), lengths.len(), self.bytes[2] as usize])?;
+        self.desc.check_host_slices([
+            input.len(),
+            lengths.len(),
+            self.program.bytes[2] as usize,
+        ])?;
         let output = vec![0; self.binding_size(TensorRole::Output) as usize];
         let [input, lengths] =
-            [(input, 0), (lengths, 1)].map(|(h, t)| &h[..self.bytes[t] as usize]);
+            [(input, 0), (lengths, 1)].map(|(h, t)| &h[..self.program.bytes[t] as usize]);
         self.traced([input, lengths, &output], every)
     }
 
@@ -156,11 +159,13 @@ impl CompiledReverse {
     ) -> Result<Result<Trace, u64>, Error> {
         let gpu = &self.gpu;
         let pipelines = gpu.trace_pipelines();
-        let writable_input = self.key.writes_input();
-        let operator = pipelines.get(gpu, Pipeline::Operator(self.key), writable_input, every)?;
+        let program = &self.program;
+        let writable_input = program.key.writes_input();
+        let operator =
+            pipelines.get(gpu, Pipeline::Operator(program.key), writable_input, every)?;
         let copy = match self.copy {
             Some(_) => {
-                Some(pipelines.get(gpu, Pipeline::Copy(self.copying), writable_input, every)?)
+                Some(pipelines.get(gpu, Pipeline::Copy(program.copying), writable_input, every)?)
             }
             None => None,
         };
@@ -179,10 +184,8 @@ impl CompiledReverse {
         let bindings = [whole(0), whole(1), whole(2)];
         let mut trace = Trace {
             accesses: Vec::new(),
-            dispatches: self
-                .launches
-                .iter()
-                .map(|l| self.traced_dispatch(l))
+            dispatches: (program.dispatches.iter())
+                .map(|d| traced_dispatch(program, d))
                 .collect(),
             output: Vec::new(),
         };
@@ -198,7 +201,7 @@ impl CompiledReverse {
             let bytes = read_back(gpu, encoder, &buffers.records)?;
             for (k, command) in chunk.iter().enumerate() {
                 let records = &bytes[k * slice as usize..(k + 1) * slice as usize];
-                let count = decode(command.launch as u32, records, capacity, &mut trace);
+                let count = decode(command.dispatch as u32, records, capacity, &mut trace);
                 most = most.max(count);
             }
         }
@@ -209,37 +212,38 @@ impl CompiledReverse {
         trace.output = read_back(gpu, encoder, &buffers.tensors[2])?;
         Ok(Ok(trace))
     }
+}
 
-    /// What `launch` ran and what its bindings held, on the trace's buffers.
-    fn traced_dispatch(&self, launch: &Launch) -> TracedDispatch {
-        let kernel = match launch.copy {
-            Some(_) => self.copying.source().label(),
-            None => self.key.source().label(),
+/// What `dispatch` of `program` ran and what its bindings held, on the trace's
+/// buffers.
+fn traced_dispatch(program: &Program, dispatch: &Dispatch) -> TracedDispatch {
+    let kernel = match dispatch.copy {
+        Some(_) => program.copying.source().label(),
+        None => program.key.source().label(),
+    };
+    let binding = |place: usize| {
+        let buffer = match dispatch.buffers[place] {
+            Binding::Tensor { tensor, .. } => match tensor {
+                TensorRole::Input => TracedBuffer::Input,
+                TensorRole::SequenceLengths => TracedBuffer::Lengths,
+                TensorRole::Output | TensorRole::Tensor => TracedBuffer::Output,
+            },
+            Binding::Placeholder { .. } => TracedBuffer::Placeholder,
+            Binding::Scratch { buffer: 0, .. } => TracedBuffer::ScratchInput,
+            Binding::Scratch { .. } | Binding::Params { .. } => TracedBuffer::ScratchOutput,
         };
-        let binding = |b: usize| {
-            let buffer = match launch.buffers[b] {
-                Bound::Caller => [
-                    TracedBuffer::Input,
-                    TracedBuffer::Lengths,
-                    TracedBuffer::Output,
-                ][b],
-                Bound::Output => TracedBuffer::Output,
-                Bound::Placeholder => TracedBuffer::Placeholder,
-                Bound::ScratchInput => TracedBuffer::ScratchInput,
-                Bound::ScratchOutput => TracedBuffer::ScratchOutput,
-            };
-            let window = launch.windows[b];
-            TracedBinding {
-                buffer,
-                offset: window.offset,
-                size: window.size,
-            }
-        };
-        TracedDispatch {
-            kernel,
-            workgroups: launch.workgroups,
-            bindings: [binding(0), binding(1), binding(2)],
+        let (offset, size) = dispatch.buffers[place].window();
+        TracedBinding {
+            buffer,
+            offset,
+            size,
         }
+    };
+    let [x, y, _] = dispatch.workgroups;
+    TracedDispatch {
+        kernel,
+        workgroups: [x, y],
+        bindings: [binding(0), binding(1), binding(2)],
     }
 }
 
@@ -250,7 +254,7 @@ impl CompiledInPlace {
     pub fn trace(&self, tensor: &[u8], lengths: &[u8], every: u32) -> Result<Trace, Error> {
         self.desc.check_host_slices([tensor.len(), lengths.len()])?;
         let inner = &self.inner;
-        let [bytes, length_bytes, _] = inner.bytes.map(|b| b as usize);
+        let [bytes, length_bytes, _] = inner.program.bytes.map(|b| b as usize);
         let mut start = tensor[..bytes].to_vec();
         start.resize(inner.binding_size(TensorRole::Tensor) as usize, 0);
         let placeholder = [0; PLACEHOLDER_BYTES as usize];
@@ -311,7 +315,7 @@ impl TracePipelines {
             layout.clone()
         };
         let source = key.source();
-        let program = Program {
+        let program = TracedKernel {
             wgsl: &source.traced_wgsl(),
             label: &source.label(),
             constants: &key.constants(),
@@ -367,7 +371,7 @@ pub fn trace_wgsl(
     });
     let mut all = vec![("WORKGROUP_SIZE", 256.0)];
     all.extend_from_slice(constants);
-    let program = Program {
+    let program = TracedKernel {
         wgsl: &traced,
         label: "revseq::trace",
         constants: &all,
@@ -446,9 +450,9 @@ fn main(
 }}"
     )
 }
-
 /// A kernel's trace build: its WGSL, a label, and its constants.
-struct Program<'a> {
+/// A kernel's trace build: its WGSL, a label, and its constants.
+struct TracedKernel<'a> {
     wgsl: &'a str,
     label: &'a str,
     constants: &'a [(&'a str, f64)],
@@ -497,7 +501,7 @@ impl Buffers {
 fn pipeline(
     device: &wgpu::Device,
     layout: &wgpu::PipelineLayout,
-    program: &Program,
+    program: &TracedKernel,
     every: u32,
 ) -> wgpu::ComputePipeline {
     let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
