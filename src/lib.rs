@@ -27,79 +27,47 @@
 
 #![warn(missing_docs)]
 
-mod adapter;
-mod bindings;
-mod calls;
-mod compile;
-mod compiled;
-mod compiled_in_place;
-mod device_lock;
-mod divisor;
-mod dtype;
-mod encode;
-mod entry;
-mod error;
-mod gpu;
-mod in_place;
+// The rooms, by layer: what a caller describes, the plan made of it on the
+// host, the kernel families the plan runs, the wgpu executor that records and
+// runs a plan, the CPU reference, and the laboratory (`lab`).
+mod descriptor;
+mod executor;
 // With the `lab` feature, revseq's benchmark and tests reach the plan's internals
-// (`PipelineKey`, `Walk`, `Tuning`) and the laboratory's modules below.
-mod dispatches;
+// (`PipelineKey`, `Walk`, `Tuning`, the shaders) and the laboratory's modules.
 #[cfg_attr(
     not(feature = "lab"),
     expect(unreachable_pub, reason = "the laboratory (`lab`) reaches these")
 )]
 mod kernels;
-mod layout;
-mod lost;
-mod onnx;
-mod operator;
-mod params;
-mod parts;
-mod pipeline;
+#[cfg(feature = "lab")]
+mod lab;
 mod plan;
-pub mod program;
 pub mod reference;
-mod run;
-mod scope;
-#[cfg(feature = "lab")]
-pub mod shaders;
-#[cfg(not(feature = "lab"))]
-#[expect(unreachable_pub, reason = "the laboratory (`lab`) reaches these")]
-mod shaders;
-mod signal;
-#[cfg(feature = "lab")]
-pub mod simt;
-mod submission;
-mod target;
-mod tensor;
-#[cfg(all(feature = "lab", not(target_arch = "wasm32")))]
-pub mod trace;
-#[cfg_attr(
-    not(feature = "lab"),
-    expect(unreachable_pub, reason = "the laboratory (`lab`) reaches these")
-)]
-mod tuning;
-mod uniform;
-mod variant;
-mod window;
 
-pub use adapter::adapter_from_env;
-pub use compiled::CompiledReverse;
-pub use compiled_in_place::CompiledInPlace;
-pub use device_lock::DeviceLock;
-pub use dtype::{DataType, Element, SequenceLength};
-pub use error::{Error, InPlaceRule, TensorRole};
-pub use gpu::Gpu;
-pub use in_place::ReverseInPlace;
+pub use descriptor::dtype::{DataType, Element, SequenceLength};
+pub use descriptor::error::{Error, InPlaceRule, TensorRole};
+pub use descriptor::in_place::ReverseInPlace;
+pub use descriptor::operator::{ReverseSubsequences, MAX_RANK, MAX_TENSOR_BYTES};
+pub use descriptor::tensor::TensorDesc;
+pub use executor::adapter::adapter_from_env;
+pub use executor::compiled::CompiledReverse;
+pub use executor::compiled_in_place::CompiledInPlace;
+pub use executor::device_lock::DeviceLock;
+pub use executor::gpu::Gpu;
+#[cfg(not(target_arch = "wasm32"))]
+pub use executor::submission::wait_for_queue;
+#[cfg(feature = "lab")]
+pub use kernels::shaders;
+pub use kernels::variant::Variant;
 #[cfg(feature = "lab")]
 pub use kernels::{PipelineKey, Walk};
-pub use operator::{ReverseSubsequences, MAX_RANK, MAX_TENSOR_BYTES};
-#[cfg(not(target_arch = "wasm32"))]
-pub use submission::wait_for_queue;
-pub use tensor::TensorDesc;
 #[cfg(feature = "lab")]
-pub use tuning::Tuning;
-pub use variant::Variant;
+pub use lab::simt;
+#[cfg(all(feature = "lab", not(target_arch = "wasm32")))]
+pub use lab::trace;
+pub use plan::program;
+#[cfg(feature = "lab")]
+pub use plan::tuning::Tuning;
 /// The wgpu this crate is built on: use it to create the devices, buffers and
 /// encoders you pass in, so that the types match.
 pub use wgpu;

@@ -30,13 +30,13 @@
 //! # Ok::<(), revseq::Error>(())
 //! ```
 
-use crate::dtype::DataType;
-use crate::dtype::{Element, SequenceLength};
-use crate::error::Error;
-use crate::in_place::ReverseInPlace;
-use crate::onnx;
-use crate::operator::ReverseSubsequences;
-use crate::tensor::TensorDesc;
+use crate::descriptor::dtype::DataType;
+use crate::descriptor::dtype::{Element, SequenceLength};
+use crate::descriptor::error::Error;
+use crate::descriptor::in_place::ReverseInPlace;
+use crate::descriptor::onnx;
+use crate::descriptor::operator::ReverseSubsequences;
+use crate::descriptor::tensor::TensorDesc;
 
 /// Runs `desc` on host bytes. `output` keeps every byte no output element addresses.
 pub fn reverse_subsequences_bytes(

@@ -2,7 +2,7 @@
 //! binding holds, so that the kernels are safe where a runtime builds them with
 //! bounds checks off (`revseq::program`). Robust buffer access and naga's clamps
 //! would hide a violation on every adapter, so the test reads the trace build
-//! (`src/trace.rs`), whose records hold each index as the kernel computed it.
+//! (`src/lab/trace.rs`), whose records hold each index as the kernel computed it.
 //!
 //! Two halves: every line of every kernel that indexes a binding is traced, with
 //! the index it uses (read in the WGSL, no adapter); and for random descriptors,

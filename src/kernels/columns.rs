@@ -1,5 +1,5 @@
 //! `columns`: per-element lengths (as `gather`) along at most
-//! [`COLUMN_ROWS`](crate::tuning::COLUMN_ROWS) positions, on 16-byte vectors of
+//! [`COLUMN_ROWS`](crate::plan::tuning::COLUMN_ROWS) positions, on 16-byte vectors of
 //! elements narrower than one. Each invocation holds a whole column of the axis in
 //! registers (`steps` rows: the axis rounded up to 8, 16, 32 or 64), loads and
 //! stores each vector once, and reverses every element's prefix there with a
@@ -11,11 +11,11 @@ use super::Variant;
 use super::{
     family_keys, vector_constants, Family, Fields, PipelineKey, VectorLayout, Walk, WIDTHS,
 };
-use crate::divisor::Divisor;
-use crate::layout::Layout;
-use crate::params::Params;
-use crate::shaders::{Kernel, Storage};
-use crate::tuning::{self, Profile, COLUMN_ROWS};
+use crate::kernels::divisor::Divisor;
+use crate::kernels::params::Params;
+use crate::kernels::shaders::{Kernel, Storage};
+use crate::plan::layout::Layout;
+use crate::plan::tuning::{self, Profile, COLUMN_ROWS};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Plan {

@@ -1,12 +1,12 @@
 //! The staging copy: a staged piece's segments between the caller's bindings and
-//! the scratch buffers (`src/window/staged.rs`), one dispatch per batch of
+//! the scratch buffers (`src/plan/window/staged.rs`), one dispatch per batch of
 //! segments that a window holds, under the operator's bind group layout, so that
 //! the caller's buffers need `STORAGE` alone.
 
-use crate::divisor::Divisor;
-use crate::params::Params;
-use crate::shaders::{Kernel, Source, Storage};
-use crate::tuning::{self, Profile, Tuning};
+use crate::kernels::divisor::Divisor;
+use crate::kernels::params::Params;
+use crate::kernels::shaders::{Kernel, Source, Storage};
+use crate::plan::tuning::{self, Profile, Tuning};
 
 const COPY: Kernel = Kernel::new("copy/copy", wgsl!["copy/copy"]);
 
@@ -56,7 +56,10 @@ fn constants(tuning: Tuning) -> Vec<(&'static str, f64)> {
     vec![
         ("RANK", 2.0),
         ("AXIS", 0.0),
-        ("WORKGROUP_SIZE", f64::from(crate::shaders::WORKGROUP_SIZE)),
+        (
+            "WORKGROUP_SIZE",
+            f64::from(crate::kernels::shaders::WORKGROUP_SIZE),
+        ),
         ("LANES", f64::from(lanes)),
         ("STEPS", f64::from(steps)),
     ]

@@ -9,11 +9,11 @@
 
 use super::Variant;
 use super::{family_keys, vector_sizes, Family, Fields, PipelineKey, VectorLayout, Walk, WIDTHS};
-use crate::divisor::Divisor;
-use crate::layout::Layout;
-use crate::params::Params;
-use crate::shaders::{Kernel, Storage};
-use crate::tuning::{self, Profile, Tuning, GATHER_BAND_VECS};
+use crate::kernels::divisor::Divisor;
+use crate::kernels::params::Params;
+use crate::kernels::shaders::{Kernel, Storage};
+use crate::plan::layout::Layout;
+use crate::plan::tuning::{self, Profile, Tuning, GATHER_BAND_VECS};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Plan {

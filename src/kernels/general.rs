@@ -15,11 +15,11 @@
 
 use super::Variant;
 use super::{family_keys, words_only, Family, Fields, PipelineKey, Walk, WIDTHS};
-use crate::divisor::Divisor;
-use crate::layout::Layout;
-use crate::params::Params;
-use crate::shaders::{Kernel, Storage};
-use crate::tuning::{self, Profile};
+use crate::kernels::divisor::Divisor;
+use crate::kernels::params::Params;
+use crate::kernels::shaders::{Kernel, Storage};
+use crate::plan::layout::Layout;
+use crate::plan::tuning::{self, Profile};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Plan {
@@ -107,7 +107,7 @@ impl Plan {
         }
     }
 
-    /// In place across windows (`src/window/across.rs`): the layout is a front
+    /// In place across windows (`src/plan/window/across.rs`): the layout is a front
     /// group of positions (its first dimension, the axis) and the dimensions
     /// inside the axis; one invocation per unit of those and `front_positions`
     /// front positions, each swapping the pairs its positions make with the back
@@ -225,7 +225,7 @@ impl Across {
             for d in 0..last {
                 params.out_strides[d] /= per;
             }
-            // A window's shift may be negative, wrapped (`src/window/across.rs`):
+            // A window's shift may be negative, wrapped (`src/plan/window/across.rs`):
             // divided as unsigned, it lost its wrap and indexed 2^30 units away.
             let units = |shift: u32| (shift as i32 / per as i32) as u32;
             params.out_shift = units(params.out_shift);

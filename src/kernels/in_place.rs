@@ -2,8 +2,8 @@
 //! binding or across two windows of it (`docs/in-place.md`).
 
 use super::{columns, gather, general, reverses_rows, rows, runs, same_along_runs, Plan, Variant};
-use crate::layout::Layout;
-use crate::tuning::{self, Profile};
+use crate::plan::layout::Layout;
+use crate::plan::tuning::{self, Profile};
 
 impl Plan {
     /// The in-place plan of `layout`: the profile's forced family where it can
@@ -55,7 +55,7 @@ impl Plan {
         Plan::General(general::Plan::in_place(layout, profile))
     }
 
-    /// `general`'s plan in place across windows (`src/window/across.rs`), each
+    /// `general`'s plan in place across windows (`src/plan/window/across.rs`), each
     /// invocation walking `front_positions` of the front group, of 16-byte
     /// vectors of runs where `vectors`.
     pub(crate) fn general_across(

@@ -2,8 +2,8 @@
 //! compiles (a [`Source`]) and the values of its `override` constants.
 
 use super::Variant;
-use crate::operator::MAX_RANK;
-use crate::shaders::{Source, Storage, WORKGROUP_SIZE};
+use crate::descriptor::operator::MAX_RANK;
+use crate::kernels::shaders::{Source, Storage, WORKGROUP_SIZE};
 
 /// How a dispatch walks the axis positions of its piece.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -11,7 +11,7 @@ pub enum Walk {
     /// Every source of the piece lies in its input binding: no walk.
     None,
     /// A windowed piece of whole axis positions paired with an input window
-    /// (`src/window/`): a `runs` invocation walks the positions of its run
+    /// (`src/plan/window/`): a `runs` invocation walks the positions of its run
     /// whose sources the window holds; `rows` writes the vectors of a lane longer
     /// than a window whose sources it holds (`rows/window.wgsl`).
     Window,
@@ -21,7 +21,7 @@ pub enum Walk {
     /// pipeline holds only the walk it runs.
     WindowByLane,
     /// In place, a group of a lane's positions paired with another
-    /// (`src/window/across.rs`): `general` swaps the pairs with an end in each
+    /// (`src/plan/window/across.rs`): `general` swaps the pairs with an end in each
     /// (`general/swap_pairs.wgsl`), writing through its input binding where the
     /// groups lie in two windows.
     Across,
@@ -93,7 +93,7 @@ impl PipelineKey {
     }
 
     /// Whether the kernel writes through its input binding: in place across
-    /// windows, where it is a second window of the tensor (`src/bindings.rs`).
+    /// windows, where it is a second window of the tensor (`src/executor/bindings.rs`).
     pub(crate) fn writes_input(&self) -> bool {
         self.walk == Walk::Across
     }

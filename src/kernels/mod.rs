@@ -17,22 +17,29 @@ macro_rules! wgsl {
 
 mod columns;
 pub(crate) mod copy;
+pub(crate) mod divisor;
 mod gather;
 mod general;
 mod in_place;
 mod key;
+pub(crate) mod params;
 mod rows;
 mod runs;
+#[cfg(feature = "lab")]
+pub mod shaders;
+#[cfg(not(feature = "lab"))]
+pub(crate) mod shaders;
+pub(crate) mod variant;
 mod vector;
 
-use crate::variant::Variant;
+use crate::kernels::variant::Variant;
 pub use key::{PipelineKey, Walk};
 use vector::{vector_sizes, VectorLayout};
 
-use crate::layout::Layout;
-use crate::params::Params;
-use crate::shaders::{Kernel, Storage, WORKGROUP_SIZE};
-use crate::tuning::{Profile, Tuning};
+use crate::kernels::params::Params;
+use crate::kernels::shaders::{Kernel, Storage, WORKGROUP_SIZE};
+use crate::plan::layout::Layout;
+use crate::plan::tuning::{Profile, Tuning};
 
 /// The key fields a family's plan decides.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -190,7 +197,7 @@ impl Plan {
     }
 
     /// The plan walking the positions of windowed pieces paired with input
-    /// windows (`src/window/`), on an axis of `axis_size` positions, made on
+    /// windows (`src/plan/window/`), on an axis of `axis_size` positions, made on
     /// `first`, the cut's first piece, for every piece to be fitted to
     /// ([`Plan::fit`]): `runs` walks each piece's positions in each invocation,
     /// `rows` writes the vectors of its lane whose sources the window owns

@@ -6,7 +6,7 @@
 //! row is whole words but not whole vectors (`rows/rows_narrow.wgsl`).
 //!
 //! A lane longer than a binding window runs in pieces, each paired with the
-//! input windows of the lane (`src/window/`): `rows/window.wgsl` writes, in each
+//! input windows of the lane (`src/plan/window/`): `rows/window.wgsl` writes, in each
 //! pair, the vectors whose sources that window owns, a fixed grid striding over
 //! them.
 
@@ -15,11 +15,11 @@ use super::{
     family_keys, vector_constants, vector_sizes, vectors_in_64, Family, Fields, PipelineKey,
     VectorLayout, Walk, WIDTHS,
 };
-use crate::divisor::Divisor;
-use crate::layout::Layout;
-use crate::params::Params;
-use crate::shaders::{Kernel, Storage};
-use crate::tuning::{self, Profile, Tuning};
+use crate::kernels::divisor::Divisor;
+use crate::kernels::params::Params;
+use crate::kernels::shaders::{Kernel, Storage};
+use crate::plan::layout::Layout;
+use crate::plan::tuning::{self, Profile, Tuning};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Plan {
@@ -124,7 +124,7 @@ impl Plan {
             let invocations = vecs
                 .div_ceil(self.steps)
                 .min(tuning::pair_invocations(tuning))
-                .next_multiple_of(crate::shaders::WORKGROUP_SIZE);
+                .next_multiple_of(crate::kernels::shaders::WORKGROUP_SIZE);
             return Some(Plan {
                 per_row: 1,
                 invocations,

@@ -9,11 +9,11 @@ use super::{
     family_keys, vector_constants, vector_sizes, vectors_in_64, Family, Fields, PipelineKey,
     VectorLayout, Walk, WIDTHS,
 };
-use crate::divisor::Divisor;
-use crate::layout::Layout;
-use crate::params::Params;
-use crate::shaders::{Kernel, Storage};
-use crate::tuning::{self, Profile, Tuning};
+use crate::kernels::divisor::Divisor;
+use crate::kernels::params::Params;
+use crate::kernels::shaders::{Kernel, Storage};
+use crate::plan::layout::Layout;
+use crate::plan::tuning::{self, Profile, Tuning};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Plan {
@@ -173,7 +173,7 @@ impl Plan {
 fn lane_grid(shares: u64, tuning: Tuning) -> u32 {
     let grid = u64::from(tuning::pair_invocations(tuning));
     shares
-        .next_multiple_of(u64::from(crate::shaders::WORKGROUP_SIZE))
+        .next_multiple_of(u64::from(crate::kernels::shaders::WORKGROUP_SIZE))
         .min(grid) as u32
 }
 

@@ -2,10 +2,10 @@
 //! and the counts it cuts the work into.
 
 use super::*;
-use crate::dtype::DataType;
-use crate::operator::ReverseSubsequences;
-use crate::tensor::TensorDesc;
-use crate::tuning::{Profile, Tuning};
+use crate::descriptor::dtype::DataType;
+use crate::descriptor::operator::ReverseSubsequences;
+use crate::descriptor::tensor::TensorDesc;
+use crate::plan::tuning::{Profile, Tuning};
 
 const CPU: Profile = Profile {
     tuning: Tuning::Cpu,

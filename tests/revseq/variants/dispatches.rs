@@ -69,7 +69,7 @@ fn every_variant_folds_dispatches_past_the_workgroup_limit() {
 #[test]
 fn invocation_indices_past_2_16_divide_exactly() {
     // Every kernel divides its invocation index by layout sizes through a multiplier
-    // (`src/divisor.rs`) whose partial products differ from a plain division only
+    // (`src/kernels/divisor.rs`) whose partial products differ from a plain division only
     // once the index passes 2^16. Indices into the hundreds of thousands, by sizes
     // and counts that are not powers of two, under both tunings.
     let mut rng = Rng::new(29);

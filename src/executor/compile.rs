@@ -1,0 +1,128 @@
+//! [`Gpu::compile`](crate::Gpu::compile): a descriptor, validated, becomes a
+//! [`CompiledReverse`]: its program (`src/plan/program.rs`, the plan), then on the
+//! device its pipeline (and the staging copy's, where it stages), its layout
+//! uniform and any scratch buffers. Everything here runs once per descriptor;
+//! `record` then only binds and dispatches the program's dispatches.
+
+use crate::descriptor::error::Error;
+use crate::descriptor::in_place::{name_the_tensor, ReverseInPlace};
+use crate::descriptor::operator::ReverseSubsequences;
+use crate::executor::compiled::CompiledReverse;
+use crate::executor::compiled_in_place::CompiledInPlace;
+use crate::executor::device_lock::Held;
+use crate::executor::gpu::Gpu;
+use crate::executor::pipeline::Pipeline;
+use crate::executor::uniform::{params_stride, uniform};
+use crate::plan::program::Program;
+use crate::plan::window::PLACEHOLDER_BYTES;
+use crate::plan::Mode;
+
+pub(crate) async fn compile(
+    gpu: &Gpu,
+    desc: &ReverseSubsequences,
+) -> Result<CompiledReverse, Error> {
+    let program = Program::new(desc, Mode::OutOfPlace, &gpu.target())?;
+    build(gpu, desc, program).await
+}
+
+/// [`compile`] in place: the operator from the tensor into itself, planned in
+/// place (`src/descriptor/in_place.rs`).
+pub(crate) async fn compile_in_place(
+    gpu: &Gpu,
+    in_place: &ReverseInPlace,
+) -> Result<CompiledInPlace, Error> {
+    let desc = &in_place.operator()?;
+    let program = Program::new(desc, Mode::InPlace, &gpu.target()).map_err(name_the_tensor)?;
+    let inner = build(gpu, desc, program).await?;
+    Ok(CompiledInPlace {
+        desc: in_place.clone(),
+        inner,
+    })
+}
+
+/// The device's part of compiling a program: the pipelines, the buffers its
+/// dispatches bind of their own (scratch, the placeholder) and the uniforms.
+async fn build(
+    gpu: &Gpu,
+    desc: &ReverseSubsequences,
+    program: Program,
+) -> Result<CompiledReverse, Error> {
+    let pipeline = Held::new(
+        gpu.device_lock(),
+        gpu.pipeline(Pipeline::Operator(program.key)).await?,
+    );
+    let scratch = match program.scratch {
+        Some(sizes) => Some(scratch_buffers(gpu, sizes).await?),
+        None => None,
+    };
+    let placeholder = match program.binds_placeholder() {
+        true => Some(placeholder(gpu).await?),
+        false => None,
+    };
+    let copy = match scratch.is_some() {
+        true => Some(Held::new(
+            gpu.device_lock(),
+            gpu.pipeline(Pipeline::Copy(program.copying)).await?,
+        )),
+        false => None,
+    };
+    // Last: it is where a lost device shows (`uniform::uniform`).
+    let params = program.dispatches.iter().map(|dispatch| dispatch.params);
+    let context = "creating the layout uniform";
+    let params = uniform(gpu, "revseq::params", params, context).await?;
+    let limits = gpu.device().limits();
+    Ok(CompiledReverse {
+        gpu: gpu.clone(),
+        desc: desc.clone(),
+        pipeline,
+        copy,
+        params,
+        params_stride: params_stride(&limits),
+        offset_alignment: u64::from(limits.min_storage_buffer_offset_alignment),
+        scratch,
+        placeholder,
+        program,
+    })
+}
+
+/// What in-place dispatches bind at the input's place: the tensor is bound
+/// once, as the output, and a buffer may not be bound both read-only and
+/// writable in one dispatch.
+async fn placeholder(gpu: &Gpu) -> Result<Held<wgpu::Buffer>, Error> {
+    gpu.scoped("creating the in-place placeholder", || {
+        gpu.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("revseq::placeholder"),
+            size: PLACEHOLDER_BYTES,
+            usage: wgpu::BufferUsages::STORAGE,
+            mapped_at_creation: false,
+        })
+    })
+    .await
+}
+
+/// The scratch buffers, of `sizes` bytes.
+async fn scratch_buffers(gpu: &Gpu, sizes: [u64; 2]) -> Result<Held<[wgpu::Buffer; 2]>, Error> {
+    let device = gpu.device();
+    let lock = gpu.device_lock();
+    let buffer = |label, size| {
+        device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some(label),
+            size,
+            // Copy usages for the buffer copies of `tuning::copies_by_buffer`.
+            usage: wgpu::BufferUsages::STORAGE
+                | wgpu::BufferUsages::COPY_SRC
+                | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        })
+    };
+    gpu.scoped("creating the scratch buffers", || {
+        let buffers = lock.hold(|| {
+            [
+                buffer("revseq::scratch_input", sizes[0]),
+                buffer("revseq::scratch_output", sizes[1]),
+            ]
+        });
+        Held::new(lock, buffers)
+    })
+    .await
+}

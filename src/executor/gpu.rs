@@ -1,0 +1,377 @@
+//! The device handle: the shared bind group layout and pipeline cache, what the
+//! plan knows of the device (its entry points are in `entry.rs`).
+
+use std::sync::Arc;
+
+use crate::descriptor::error::Error;
+use crate::executor::adapter::adapter_from_env;
+use crate::executor::bindings;
+use crate::executor::device_lock::{DeviceLock, Held};
+use crate::executor::pipeline::PipelineCache;
+#[cfg(not(target_arch = "wasm32"))]
+use crate::executor::scope::block_on;
+use crate::executor::scope::Scope;
+use crate::executor::submission::default_submission_bytes;
+use crate::kernels::variant::Variant;
+use crate::plan::target::Target;
+use crate::plan::tuning::{self, Profile, Tuning};
+
+/// A wgpu device and queue with this crate's layouts and pipeline cache.
+/// Cheap to clone; clones share the cache.
+#[derive(Clone)]
+pub struct Gpu {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    /// The device's lock, which every call of revseq's that can take wgpu's own
+    /// lock takes first (`src/executor/device_lock.rs`).
+    lock: DeviceLock,
+    objects: Held<Objects>,
+    /// What the plan tunes for, and the device's features it may use.
+    profile: Profile,
+    /// Bytes one storage binding may hold: the device's limit, or lower.
+    max_binding: u64,
+    /// Output bytes of work in one of revseq's own submissions, where bounded.
+    submission_bytes: Option<u64>,
+    /// The trace build's pipelines, shared by every clone of the device's.
+    #[cfg(all(feature = "lab", not(target_arch = "wasm32")))]
+    traced: Arc<Held<crate::lab::trace::TracePipelines>>,
+}
+
+/// What a [`Gpu`] is made with beside its device: what the `with_` clones change.
+struct Settings {
+    tuning: Tuning,
+    /// Whether kernels that only move words move 64-bit ones where allowed.
+    moves_64: bool,
+    max_binding: u64,
+    submission_bytes: Option<u64>,
+    forced: Option<Variant>,
+}
+
+/// The wgpu objects a [`Gpu`] owns, dropped under the device's lock.
+struct Objects {
+    device: wgpu::Device,
+    queue: wgpu::Queue,
+    bind_group_layout: wgpu::BindGroupLayout,
+    pipeline_layout: wgpu::PipelineLayout,
+    /// The layouts of kernels whose input binding is writable
+    /// ([`PipelineKey::writes_input`](crate::kernels::PipelineKey)).
+    writable_input: (wgpu::BindGroupLayout, wgpu::PipelineLayout),
+    cache: PipelineCache,
+}
+
+impl std::fmt::Debug for Gpu {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Gpu")
+            .field("adapter", &self.adapter_info().name)
+            .field("tuning", &self.inner.profile.tuning)
+            .field("cached_pipelines", &self.cached_pipelines())
+            .finish()
+    }
+}
+
+impl Gpu {
+    /// Opens the default adapter, blocking until it is ready. Not on wasm32, where
+    /// nothing may block: use [`Gpu::new_async`].
+    ///
+    /// ```
+    /// # fn main() -> Result<(), revseq::Error> {
+    /// let gpu = revseq::Gpu::new()?;
+    /// println!("running on {}", gpu.adapter_info().name);
+    /// # Ok(())
+    /// # }
+    /// ```
+    ///
+    /// Honours `WGPU_BACKEND` (e.g. `vulkan`, `gl`), `WGPU_ADAPTER_NAME` (a
+    /// case-insensitive substring of the adapter's name) and
+    /// `WGPU_POWER_PREF`. The device gets the adapter's own limits, so large
+    /// tensors work wherever the hardware allows them.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn new() -> Result<Gpu, Error> {
+        block_on(Self::new_async())
+    }
+
+    /// [`Gpu::new`] without blocking: in a browser, the adapter and device WebGPU
+    /// gives the page.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), revseq::Error> {
+    /// # pollster::block_on(async {
+    /// let gpu = revseq::Gpu::new_async().await?;
+    /// let output = gpu.reverse_subsequences_async(&[1u8, 2, 3], &[3], &[2u32], 0).await?;
+    /// assert_eq!(output, [2, 1, 3]);
+    /// # Ok(())
+    /// # })
+    /// # }
+    /// ```
+    pub async fn new_async() -> Result<Gpu, Error> {
+        let adapter = adapter_from_env().await?;
+        let (device, queue) = adapter
+            .request_device(&wgpu::DeviceDescriptor {
+                label: Some("revseq"),
+                // 64-bit integers where the adapter has them: on a CPU adapter
+                // the vector kernels load and store 64-bit words where they pay
+                // (`tuning::access_bits`, `tuning::move_bits`), and the general
+                // kernels divide with one multiply.
+                required_features: adapter.features() & wgpu::Features::SHADER_INT64,
+                required_limits: adapter.limits(),
+                ..Default::default()
+            })
+            .await
+            .map_err(|e| Error::RequestDevice {
+                adapter: adapter.get_info().name,
+                message: e.to_string(),
+            })?;
+        Ok(Gpu::from_wgpu(device, queue))
+    }
+
+    /// Wraps a device the caller owns. The kernels need no optional feature and
+    /// only the default limits; larger limits allow larger tensors.
+    /// [`wgpu::Features::SHADER_INT64`] lets a CPU adapter load and store vectors
+    /// as 64-bit words where that is faster on its host (`docs/tuning.md`).
+    /// The plan is tuned for the adapter's device type: a CPU adapter's, or a GPU's
+    /// (`docs/tuning.md`).
+    ///
+    /// ```
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # pollster::block_on(async {
+    /// let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+    /// let adapter = instance.request_adapter(&Default::default()).await?;
+    /// let (device, queue) = adapter.request_device(&Default::default()).await?;
+    /// let gpu = revseq::Gpu::from_wgpu(device, queue);
+    /// assert_eq!(gpu.cached_pipelines(), 0);
+    /// # Ok(())
+    /// # })
+    /// # }
+    /// ```
+    pub fn from_wgpu(device: wgpu::Device, queue: wgpu::Queue) -> Gpu {
+        let settings = Settings {
+            tuning: Tuning::for_adapter(&device.adapter_info()),
+            moves_64: tuning::moves_64_bit_words(),
+            max_binding: device.limits().max_storage_buffer_binding_size,
+            submission_bytes: default_submission_bytes(&device.adapter_info()),
+            forced: None,
+        };
+        Gpu::with_device(device, queue, settings)
+    }
+
+    /// The same device and queue with the plan tuned for `tuning`, for an adapter
+    /// whose device type misleads (a GPU reported as `Other`, say) or to compare the
+    /// two. Results are identical; the clone has its own pipeline cache.
+    #[cfg(feature = "lab")]
+    pub fn with_tuning(&self, tuning: Tuning) -> Gpu {
+        self.clone_with(|s| s.tuning = tuning)
+    }
+
+    /// The same device and queue, its kernels that only move words (`runs`,
+    /// `rows` and `gather` of 8- and 16-byte elements, the staging copy) moving
+    /// 64-bit ones on a CPU adapter with `SHADER_INT64` where `moves`, 32-bit ones
+    /// where not: by default as the host's CPU moves them faster
+    /// (`docs/tuning.md`). Results are identical; the clone has its own pipeline
+    /// cache.
+    #[cfg(feature = "lab")]
+    pub fn with_64_bit_moves(&self, moves: bool) -> Gpu {
+        self.clone_with(|s| s.moves_64 = moves)
+    }
+
+    /// The same device and queue, its plans taking `variant` wherever that family
+    /// can serve the layout (in place too), and the tuning's choice elsewhere;
+    /// `None` restores the tuning's choice everywhere. For timing every family
+    /// that can serve a layout beside the one the tuning picks: compare
+    /// [`CompiledReverse::variant`](crate::CompiledReverse::variant) with
+    /// `variant` to see whether it could. Results are identical; the clone has its
+    /// own pipeline cache.
+    #[cfg(feature = "lab")]
+    pub fn with_variant(&self, variant: Option<Variant>) -> Gpu {
+        self.clone_with(|s| s.forced = variant)
+    }
+
+    /// The same device and queue, binding at most `bytes` of a buffer at a time:
+    /// tensors past it run as several dispatches, each binding a window of each
+    /// buffer, as tensors past the device's own limit do. For comparing windowed and
+    /// whole dispatches on one device, or keeping bindings small. `bytes` above the
+    /// device's limit changes nothing; the clone has its own pipeline cache.
+    pub fn with_max_binding(&self, bytes: u64) -> Gpu {
+        let limit = self.device().limits().max_storage_buffer_binding_size;
+        self.clone_with(|s| s.max_binding = bytes.min(limit))
+    }
+
+    /// The same device and queue, with revseq's own runs ([`CompiledReverse::run`](crate::CompiledReverse::run)
+    /// and the typed calls) submitting at most `bytes` of work at a time: output
+    /// bytes a dispatch visits, a larger dispatch cut into parts, uploads and the
+    /// readback in copies of that size; and, once a submission has been timed, no
+    /// more parts at a time than ran in 0.1 s. `None` submits each run whole. The
+    /// default is 4 MiB on a CPU GL adapter, where wgpu holds its context lock
+    /// while a submission runs, and `None` elsewhere (`docs/gl.md`). `record` is
+    /// not affected; the clone has its own pipeline cache.
+    pub fn with_submission_bytes(&self, bytes: Option<u64>) -> Gpu {
+        self.clone_with(|s| s.submission_bytes = bytes.map(|b| b.max(4) & !3))
+    }
+
+    /// The most work one of revseq's own submissions carries, where bounded
+    /// ([`Gpu::with_submission_bytes`]).
+    pub fn submission_bytes(&self) -> Option<u64> {
+        self.inner.submission_bytes
+    }
+
+    /// The most bytes one storage binding holds; larger tensors are windowed.
+    pub fn max_binding(&self) -> u64 {
+        self.inner.max_binding
+    }
+
+    /// What the plan is tuned for.
+    #[cfg(feature = "lab")]
+    pub fn tuning(&self) -> Tuning {
+        self.inner.profile.tuning
+    }
+
+    /// Whether kernels that only move words move 64-bit ones where the device
+    /// allows ([`Gpu::with_64_bit_moves`]).
+    #[cfg(feature = "lab")]
+    pub fn moves_64_bit_words(&self) -> bool {
+        self.inner.profile.moves_64
+    }
+
+    /// The same device and queue under `change`d settings, with its own
+    /// pipeline cache: what every `with_` clone makes.
+    fn clone_with(&self, change: impl FnOnce(&mut Settings)) -> Gpu {
+        let inner = &self.inner;
+        let mut settings = Settings {
+            tuning: inner.profile.tuning,
+            moves_64: inner.profile.moves_64,
+            max_binding: inner.max_binding,
+            submission_bytes: inner.submission_bytes,
+            forced: inner.profile.forced,
+        };
+        change(&mut settings);
+        let objects = &inner.objects;
+        let gpu = Gpu::with_device(objects.device.clone(), objects.queue.clone(), settings);
+        #[cfg(all(feature = "lab", not(target_arch = "wasm32")))]
+        let gpu = {
+            let mut gpu = gpu;
+            if let Some(new) = Arc::get_mut(&mut gpu.inner) {
+                new.traced = inner.traced.clone();
+            }
+            gpu
+        };
+        gpu
+    }
+
+    fn with_device(device: wgpu::Device, queue: wgpu::Queue, settings: Settings) -> Gpu {
+        let Settings {
+            tuning,
+            moves_64,
+            max_binding,
+            submission_bytes,
+            forced,
+        } = settings;
+        let lock = DeviceLock::of(&device);
+        // In revseq's scopes, so that nothing reaches the device's handler; a
+        // layout wgpu could not make fails the first compile that uses it.
+        let scope = Scope::push(&device);
+        let (bind_group_layout, pipeline_layout) = bindings::layouts(&device, false, false);
+        let writable_input = bindings::layouts(&device, false, true);
+        drop(scope.pop("creating the bind group layouts"));
+        let profile = Profile {
+            tuning,
+            int64: device.features().contains(wgpu::Features::SHADER_INT64),
+            moves_64,
+            forced,
+        };
+        Gpu {
+            inner: Arc::new(Inner {
+                objects: Held::new(
+                    &lock,
+                    Objects {
+                        device,
+                        queue,
+                        bind_group_layout,
+                        pipeline_layout,
+                        writable_input,
+                        cache: PipelineCache::default(),
+                    },
+                ),
+                #[cfg(all(feature = "lab", not(target_arch = "wasm32")))]
+                traced: Arc::new(Held::new(&lock, Default::default())),
+                lock,
+                profile,
+                max_binding,
+                submission_bytes,
+            }),
+        }
+    }
+
+    /// The device.
+    pub fn device(&self) -> &wgpu::Device {
+        &self.inner.objects.device
+    }
+
+    /// The queue.
+    pub fn queue(&self) -> &wgpu::Queue {
+        &self.inner.objects.queue
+    }
+
+    /// The lock revseq takes around its calls into wgpu on this device: on GL,
+    /// where wgpu panics in a thread kept from its own lock for 6 s, the same
+    /// [`DeviceLock`] for every `Gpu` of the device; elsewhere, no lock.
+    pub fn device_lock(&self) -> &DeviceLock {
+        &self.inner.lock
+    }
+
+    /// The adapter the device came from.
+    pub fn adapter_info(&self) -> wgpu::AdapterInfo {
+        self.inner.objects.device.adapter_info()
+    }
+
+    /// Pipelines built so far; a compile of a key already built adds none.
+    pub fn cached_pipelines(&self) -> usize {
+        self.inner.objects.cache.len()
+    }
+
+    /// What this device's plans are made for: its limits, the kind of adapter
+    /// and its features, and the binding this `Gpu` keeps to
+    /// ([`Gpu::with_max_binding`]). [`program`](crate::plan::program::program) plans
+    /// for it as [`Gpu::compile`] does.
+    pub fn target(&self) -> Target {
+        Target::with_profile(self.device().limits(), self.inner.profile)
+            .with_max_binding(self.inner.max_binding)
+    }
+
+    /// The layout an operator's bind groups follow: the uniform at binding 0,
+    /// input, sequence lengths and output at 1, 2 and 3; the input writable where
+    /// `writable_input` (in place across windows).
+    pub(crate) fn bind_group_layout(&self, writable_input: bool) -> &wgpu::BindGroupLayout {
+        let objects = &self.inner.objects;
+        match writable_input {
+            true => &objects.writable_input.0,
+            false => &objects.bind_group_layout,
+        }
+    }
+
+    /// The trace build's pipelines of this device.
+    #[cfg(all(feature = "lab", not(target_arch = "wasm32")))]
+    pub(crate) fn trace_pipelines(&self) -> &crate::lab::trace::TracePipelines {
+        &self.inner.traced
+    }
+
+    /// The pipeline `key` names, from the cache or built now.
+    pub(crate) async fn pipeline(
+        &self,
+        key: crate::executor::pipeline::Pipeline,
+    ) -> Result<wgpu::ComputePipeline, Error> {
+        let objects = &self.inner.objects;
+        objects
+            .cache
+            .get_or_build(
+                &objects.device,
+                &self.inner.lock,
+                match key.writes_input() {
+                    true => &objects.writable_input.1,
+                    false => &objects.pipeline_layout,
+                },
+                key,
+            )
+            .await
+    }
+}

@@ -1,0 +1,587 @@
+//! The trace build of the real kernels: the same WGSL, plan, pipeline keys and
+//! dispatches, with every access to the bindings also recorded, for every
+//! workgroup or a sample of them, as [`Access`]es: for the SIMT model
+//! ([`crate::lab::simt`]) and for the bounds test (`tests/bounds.rs`), which checks
+//! each against the window its binding held ([`TracedDispatch`]).
+//!
+//! Every kernel reads and writes the tensors only through the functions of its
+//! storage file and `shaders/shared/lengths.wgsl` (and the in-place files that
+//! hold their own bindings); their `#trace` lines, which only this build keeps,
+//! append `(workgroup, invocation, ordinal, index, shape)` to a buffer at binding
+//! 4 (`shaders/trace/record.wgsl`), the index as the kernel computed it, before
+//! anything could clamp it. The normal build's WGSL has none of it. Tracing
+//! blocks until the device is done, so it is native only; it runs on any adapter,
+//! lavapipe included: the addresses do not depend on the hardware.
+
+use std::collections::HashMap;
+use std::sync::{Mutex, PoisonError};
+
+use crate::descriptor::error::{Error, TensorRole};
+use crate::executor::bindings;
+use crate::executor::compiled::CompiledReverse;
+use crate::executor::compiled_in_place::CompiledInPlace;
+use crate::executor::device_lock::Held;
+use crate::executor::encode::{Command, Tracing};
+use crate::executor::gpu::Gpu;
+use crate::executor::pipeline::{compute_pipeline, Pipeline};
+use crate::executor::scope::{block_on, Scope};
+use crate::kernels::params::PARAMS_SIZE;
+use crate::kernels::shaders::{Kernel, Source, Storage, WORKGROUP_SIZE};
+use crate::lab::simt::{Access, Kind};
+use crate::plan::program::{Binding, Dispatch, Program};
+use crate::plan::window::PLACEHOLDER_BYTES;
+
+/// The most records one dispatch's slice of the trace buffer holds: 16 MiB.
+const CAPACITY: u64 = 1 << 20;
+
+/// The fewest records a slice is made for: a run whose dispatches made more is
+/// traced again with slices as large as the largest count.
+const FIRST_CAPACITY: u64 = 1 << 10;
+
+/// Bytes of trace slices one submission reads back, at most (one slice where a
+/// slice is larger).
+const SUBMITTED_BYTES: u64 = 64 << 20;
+
+/// What a traced run produced.
+#[derive(Clone, Debug)]
+pub struct Trace {
+    /// The sampled workgroups' accesses, in no particular order.
+    pub accesses: Vec<Access>,
+    /// Every dispatch of the run, at the index its accesses'
+    /// [`dispatch`](Access::dispatch) name: what it ran and what its bindings
+    /// held.
+    pub dispatches: Vec<TracedDispatch>,
+    /// The output binding's bytes after the run: the traced kernels compute what
+    /// the normal ones do.
+    pub output: Vec<u8>,
+}
+
+/// One dispatch of a traced run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TracedDispatch {
+    /// The kernel's label: `revseq::rows/rows`, `revseq::copy/copy` for a staged
+    /// piece's copy.
+    pub kernel: String,
+    /// Workgroups launched, in x and y; `[0, 0]` for a dispatch with no work,
+    /// which is not recorded.
+    pub workgroups: [u32; 2],
+    /// What its input, sequence lengths and output bindings (1, 2 and 3) held.
+    pub bindings: [TracedBinding; 3],
+}
+
+/// The window one binding of a dispatch held.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TracedBinding {
+    /// The buffer.
+    pub buffer: TracedBuffer,
+    /// Bytes from the buffer's start to the window's (past the caller's own
+    /// offset, which the trace makes 0).
+    pub offset: u64,
+    /// Bytes of the window: every access of the dispatch to this binding must
+    /// lie inside them.
+    pub size: u64,
+}
+
+/// A buffer a traced dispatch binds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TracedBuffer {
+    /// The caller's input.
+    Input,
+    /// The caller's sequence lengths.
+    Lengths,
+    /// The caller's output; in place, the tensor.
+    Output,
+    /// The in-place placeholder, at the input's place.
+    Placeholder,
+    /// The scratch a staged piece reads.
+    ScratchInput,
+    /// The scratch a staged piece writes.
+    ScratchOutput,
+}
+
+impl CompiledReverse {
+    /// Runs this operator's trace build on host bytes (as [`CompiledReverse::run`]
+    /// takes them), recording the accesses of every `every`-th workgroup of each
+    /// dispatch, a staged piece's copies included. Fails with
+    /// [`Error::TraceOverflow`] where one dispatch's sample holds more than a
+    /// million accesses: take a larger `every`.
+    ///
+    /// The dispatches go through the normal build's `encode` (`src/executor/encode.rs`),
+    /// with the trace build's pipelines and each command's slice of the records.
+    pub fn trace(&self, input: &[u8], lengths: &[u8], every: u32) -> Result<Trace, Error> {
+        self.desc.check_host_slices([
+            input.len(),
+            lengths.len(),
+            self.program.bytes[2] as usize,
+        ])?;
+        let output = vec![0; self.binding_size(TensorRole::Output) as usize];
+        let [input, lengths] =
+            [(input, 0), (lengths, 1)].map(|(h, t)| &h[..self.program.bytes[t] as usize]);
+        self.traced([input, lengths, &output], every)
+    }
+
+    /// [`trace`](Self::trace) on the host's input and lengths, with the output
+    /// binding starting as `output` (as long as the binding): in place, the
+    /// tensor, with a placeholder for the input. A run whose dispatches record
+    /// more than the slices hold runs again from the host's bytes, with slices
+    /// for the largest count.
+    pub(crate) fn traced(&self, host: [&[u8]; 3], every: u32) -> Result<Trace, Error> {
+        let commands = self.commands(None);
+        let groups = commands
+            .iter()
+            .map(|c| u64::from(c.workgroups[0]) * u64::from(c.workgroups[1]));
+        // About four accesses an invocation: a first guess, made good below.
+        let guess =
+            groups.max().unwrap_or(0) * u64::from(WORKGROUP_SIZE) * 4 / u64::from(every.max(1));
+        let mut capacity = guess.clamp(FIRST_CAPACITY, CAPACITY);
+        loop {
+            match self.traced_with(host, every, &commands, capacity)? {
+                Ok(trace) => return Ok(trace),
+                Err(records) if records <= CAPACITY => capacity = records,
+                Err(records) => {
+                    return Err(Error::TraceOverflow {
+                        records,
+                        capacity: CAPACITY,
+                    })
+                }
+            }
+        }
+    }
+
+    /// One traced run of `commands` with slices of `capacity` records: the
+    /// trace, or the most records a dispatch made where that is more.
+    fn traced_with(
+        &self,
+        host: [&[u8]; 3],
+        every: u32,
+        commands: &[Command],
+        capacity: u64,
+    ) -> Result<Result<Trace, u64>, Error> {
+        let gpu = &self.gpu;
+        let pipelines = gpu.trace_pipelines();
+        let program = &self.program;
+        let writable_input = program.key.writes_input();
+        let operator =
+            pipelines.get(gpu, Pipeline::Operator(program.key), writable_input, every)?;
+        let copy = match self.copy {
+            Some(_) => {
+                Some(pipelines.get(gpu, Pipeline::Copy(program.copying), writable_input, every)?)
+            }
+            None => None,
+        };
+        let slice = slice_bytes(capacity);
+        let per_submission = (SUBMITTED_BYTES / slice).clamp(1, commands.len().max(1) as u64);
+        let buffers = Buffers::new(gpu, host, per_submission * slice)?;
+        let layout = pipelines.layout(writable_input);
+        let tracing = Tracing {
+            layout: &layout,
+            pipeline: &operator,
+            copy: copy.as_ref(),
+            records: &buffers.records,
+            slice,
+        };
+        let whole = |t: usize| buffers.tensors[t].as_entire_buffer_binding();
+        let bindings = [whole(0), whole(1), whole(2)];
+        let mut trace = Trace {
+            accesses: Vec::new(),
+            dispatches: (program.dispatches.iter())
+                .map(|d| traced_dispatch(program, d))
+                .collect(),
+            output: Vec::new(),
+        };
+        let mut most = 0;
+        let device = gpu.device();
+        for chunk in commands.chunks(per_submission as usize) {
+            let mut encoder = device.create_command_encoder(&Default::default());
+            for k in 0..chunk.len() as u64 {
+                encoder.clear_buffer(&buffers.records, k * slice, Some(16));
+            }
+            let [a, b, c] = &bindings;
+            self.encode(&mut encoder, [a, b, c], chunk, None, false, Some(&tracing))?;
+            let bytes = read_back(gpu, encoder, &buffers.records)?;
+            for (k, command) in chunk.iter().enumerate() {
+                let records = &bytes[k * slice as usize..(k + 1) * slice as usize];
+                let count = decode(command.dispatch as u32, records, capacity, &mut trace);
+                most = most.max(count);
+            }
+        }
+        if most > capacity {
+            return Ok(Err(most));
+        }
+        let encoder = device.create_command_encoder(&Default::default());
+        trace.output = read_back(gpu, encoder, &buffers.tensors[2])?;
+        Ok(Ok(trace))
+    }
+}
+
+/// What `dispatch` of `program` ran and what its bindings held, on the trace's
+/// buffers.
+fn traced_dispatch(program: &Program, dispatch: &Dispatch) -> TracedDispatch {
+    let kernel = match dispatch.copy {
+        Some(_) => program.copying.source().label(),
+        None => program.key.source().label(),
+    };
+    let binding = |place: usize| {
+        let buffer = match dispatch.buffers[place] {
+            Binding::Tensor { tensor, .. } => match tensor {
+                TensorRole::Input => TracedBuffer::Input,
+                TensorRole::SequenceLengths => TracedBuffer::Lengths,
+                TensorRole::Output | TensorRole::Tensor => TracedBuffer::Output,
+            },
+            Binding::Placeholder { .. } => TracedBuffer::Placeholder,
+            Binding::Scratch { buffer: 0, .. } => TracedBuffer::ScratchInput,
+            Binding::Scratch { .. } | Binding::Params { .. } => TracedBuffer::ScratchOutput,
+        };
+        let (offset, size) = dispatch.buffers[place].window();
+        TracedBinding {
+            buffer,
+            offset,
+            size,
+        }
+    };
+    let [x, y, _] = dispatch.workgroups;
+    TracedDispatch {
+        kernel,
+        workgroups: [x, y],
+        bindings: [binding(0), binding(1), binding(2)],
+    }
+}
+
+impl CompiledInPlace {
+    /// [`CompiledReverse::trace`] in place: the trace build reverses `tensor`
+    /// (as [`CompiledInPlace::run`] takes it), and the trace's output is the
+    /// tensor's binding after the run.
+    pub fn trace(&self, tensor: &[u8], lengths: &[u8], every: u32) -> Result<Trace, Error> {
+        self.desc.check_host_slices([tensor.len(), lengths.len()])?;
+        let inner = &self.inner;
+        let [bytes, length_bytes, _] = inner.program.bytes.map(|b| b as usize);
+        let mut start = tensor[..bytes].to_vec();
+        start.resize(inner.binding_size(TensorRole::Tensor) as usize, 0);
+        let placeholder = [0; PLACEHOLDER_BYTES as usize];
+        inner.traced([&placeholder, &lengths[..length_bytes], &start], every)
+    }
+}
+
+/// Bytes of one dispatch's slice of the trace buffer: its count (16 bytes) and
+/// `capacity` records, on the storage offset alignment.
+fn slice_bytes(capacity: u64) -> u64 {
+    (16 + 16 * capacity).next_multiple_of(256)
+}
+
+/// The trace build's pipelines of one device, built once: the operators' and the
+/// staging copy's, by key, layout and sample, and the two bind group layouts
+/// (the operator's, with the records at binding 4; its input writable or not).
+/// Shared by every clone of a [`Gpu`], whose keys name the same WGSL.
+#[derive(Default)]
+pub(crate) struct TracePipelines {
+    layouts: Mutex<HashMap<bool, (wgpu::BindGroupLayout, wgpu::PipelineLayout)>>,
+    pipelines: Mutex<HashMap<(Pipeline, bool, u32), wgpu::ComputePipeline>>,
+}
+
+impl TracePipelines {
+    /// The traced bind group layout, its input writable where `writable_input`.
+    fn layout(&self, writable_input: bool) -> wgpu::BindGroupLayout {
+        let layouts = self.layouts.lock().unwrap_or_else(PoisonError::into_inner);
+        layouts[&writable_input].0.clone()
+    }
+
+    /// `key`'s trace build tracing every `every`-th workgroup, under the traced
+    /// layout with its input writable where `writable_input`.
+    fn get(
+        &self,
+        gpu: &Gpu,
+        key: Pipeline,
+        writable_input: bool,
+        every: u32,
+    ) -> Result<wgpu::ComputePipeline, Error> {
+        let every = every.max(1);
+        let cached = {
+            let pipelines = self
+                .pipelines
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            pipelines.get(&(key, writable_input, every)).cloned()
+        };
+        if let Some(pipeline) = cached {
+            return Ok(pipeline);
+        }
+        let device = gpu.device();
+        let pipeline_layout = {
+            let mut layouts = self.layouts.lock().unwrap_or_else(PoisonError::into_inner);
+            let (_, layout) = layouts.entry(writable_input).or_insert_with(|| {
+                gpu.device_lock()
+                    .hold(|| bindings::layouts(device, true, writable_input))
+            });
+            layout.clone()
+        };
+        let source = key.source();
+        let program = TracedKernel {
+            wgsl: &source.traced_wgsl(),
+            label: &source.label(),
+            constants: &key.constants(),
+        };
+        let scope = Scope::push(device);
+        let pipeline = gpu
+            .device_lock()
+            .hold(|| pipeline(device, &pipeline_layout, &program, every));
+        block_on(scope.pop("building a trace pipeline"))?;
+        let mut pipelines = self
+            .pipelines
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        Ok(pipelines
+            .entry((key, writable_input, every))
+            .or_insert(pipeline)
+            .clone())
+    }
+}
+
+/// Runs `wgsl`, a kernel that is not the operator's (a copy, say, for comparison),
+/// in the trace build: its `#import` lines may name the crate's files
+/// (`shared/params`, ...) and the slots `storage` (filled with `storage`) and
+/// `mul_high`; its entry point is `main`, and it must call `invocation_index`
+/// first. The uniform at binding 0 is all zeros, the lengths binding holds 4, and
+/// the output binding `output_bytes`, zeroed.
+#[expect(
+    clippy::too_many_arguments,
+    reason = "a kernel's text, storage, constants, grid and buffers, each its own"
+)]
+pub fn trace_wgsl(
+    gpu: &Gpu,
+    wgsl: &str,
+    storage: Storage,
+    constants: &[(&str, f64)],
+    workgroups: [u32; 2],
+    input: &[u8],
+    output_bytes: u64,
+    every: u32,
+) -> Result<Trace, Error> {
+    let source = Source {
+        kernel: Kernel::new("test/kernel", &[]),
+        storage,
+        slots: &[],
+        wide_multiply: false,
+    };
+    let traced = source.compose_text("test/kernel", Some(wgsl), true);
+    let params = gpu.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("revseq::trace params"),
+        size: PARAMS_SIZE,
+        usage: wgpu::BufferUsages::UNIFORM,
+        mapped_at_creation: false,
+    });
+    let mut all = vec![("WORKGROUP_SIZE", 256.0)];
+    all.extend_from_slice(constants);
+    let program = TracedKernel {
+        wgsl: &traced,
+        label: "revseq::trace",
+        constants: &all,
+    };
+    let device = gpu.device();
+    let scope = Scope::push(device);
+    let (layout, pipeline) = gpu.device_lock().hold(|| {
+        let (layout, pipeline_layout) = bindings::layouts(device, true, false);
+        (layout, pipeline(device, &pipeline_layout, &program, every))
+    });
+    block_on(scope.pop("building the trace pipeline"))?;
+    let pipeline = Held::new(gpu.device_lock(), pipeline);
+    let output = vec![0; output_bytes.next_multiple_of(4) as usize];
+    let slice = slice_bytes(CAPACITY);
+    let buffers = Buffers::new(gpu, [input, &[0; 4], &output], slice)?;
+    let bind_group = bindings::bind_group(
+        device,
+        &layout,
+        params.as_entire_binding(),
+        [0, 1, 2].map(|t| buffers.tensors[t].as_entire_buffer_binding()),
+        Some(buffers.records.as_entire_binding()),
+    );
+    let mut encoder = device.create_command_encoder(&Default::default());
+    {
+        let mut pass = encoder.begin_compute_pass(&Default::default());
+        pass.set_pipeline(&pipeline);
+        pass.set_bind_group(0, &bind_group, &[]);
+        pass.dispatch_workgroups(workgroups[0], workgroups[1], 1);
+    }
+    let whole = |buffer: TracedBuffer, t: usize| TracedBinding {
+        buffer,
+        offset: 0,
+        size: buffers.tensors[t].size(),
+    };
+    let mut trace = Trace {
+        accesses: Vec::new(),
+        dispatches: vec![TracedDispatch {
+            kernel: program.label.to_string(),
+            workgroups,
+            bindings: [
+                whole(TracedBuffer::Input, 0),
+                whole(TracedBuffer::Lengths, 1),
+                whole(TracedBuffer::Output, 2),
+            ],
+        }],
+        output: Vec::new(),
+    };
+    let records = read_back(gpu, encoder, &buffers.records)?;
+    let count = decode(0, &records, CAPACITY, &mut trace);
+    if count > CAPACITY {
+        return Err(Error::TraceOverflow {
+            records: count,
+            capacity: CAPACITY,
+        });
+    }
+    let encoder = device.create_command_encoder(&Default::default());
+    trace.output = read_back(gpu, encoder, &buffers.tensors[2])?;
+    Ok(trace)
+}
+
+/// A kernel for [`trace_wgsl`]: `body` after `let id = invocation_index(..)` in an
+/// entry point of 256 invocations a workgroup, with `shared/params` and the
+/// `storage` slot imported (`load_vec(id)`, `store_word(id, ..)` and the like).
+pub fn kernel_wgsl(body: &str) -> String {
+    format!(
+        "#import shared/params
+#import storage
+@compute @workgroup_size(256)
+fn main(
+    @builtin(workgroup_id) group: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+    @builtin(local_invocation_index) local: u32,
+) {{
+    let id = invocation_index(group, groups, local);
+    {body}
+}}"
+    )
+}
+/// A kernel's trace build: its WGSL, a label, and its constants.
+/// A kernel's trace build: its WGSL, a label, and its constants.
+struct TracedKernel<'a> {
+    wgsl: &'a str,
+    label: &'a str,
+    constants: &'a [(&'a str, f64)],
+}
+
+/// The buffers of a traced run: the tensors at bindings 1-3 and the trace at 4.
+struct Buffers {
+    tensors: [Held<wgpu::Buffer>; 3],
+    records: Held<wgpu::Buffer>,
+}
+
+impl Buffers {
+    /// The host's `input`, `lengths` and `output` (as it starts), and
+    /// `records_bytes` of records.
+    fn new(
+        gpu: &Gpu,
+        [input, lengths, output]: [&[u8]; 3],
+        records_bytes: u64,
+    ) -> Result<Buffers, Error> {
+        let context = "making a trace's buffers";
+        let scope = Scope::push(gpu.device());
+        let buffer = |contents: &[u8], usage| {
+            let usage = wgpu::BufferUsages::STORAGE | usage;
+            gpu.buffer_init("revseq::trace", contents, usage, context)
+        };
+        let copied = wgpu::BufferUsages::COPY_SRC;
+        let tensors = [
+            buffer(input, wgpu::BufferUsages::empty())?,
+            buffer(lengths, wgpu::BufferUsages::empty())?,
+            buffer(output, copied)?,
+        ];
+        // Created zeroed: no host bytes to upload.
+        let records = gpu.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("revseq::trace records"),
+            size: records_bytes,
+            usage: wgpu::BufferUsages::STORAGE | copied | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        block_on(scope.pop(context))?;
+        Ok(Buffers { tensors, records })
+    }
+}
+
+/// `program`'s pipeline under `layout`, tracing every `every`-th workgroup: built
+/// as the normal build's are (`src/executor/pipeline.rs`).
+fn pipeline(
+    device: &wgpu::Device,
+    layout: &wgpu::PipelineLayout,
+    program: &TracedKernel,
+    every: u32,
+) -> wgpu::ComputePipeline {
+    let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: Some(program.label),
+        source: wgpu::ShaderSource::Wgsl(program.wgsl.into()),
+    });
+    let mut constants = program.constants.to_vec();
+    constants.push(("TRACE_EVERY", f64::from(every.max(1))));
+    compute_pipeline(device, layout, &module, program.label, &constants)
+}
+
+/// Appends the records of dispatch `index`'s slice of the trace (`bytes`) to
+/// `trace`, as `shaders/trace/record.wgsl` writes them, and returns how many it
+/// made: where that is more than the slice's `capacity`, none are appended.
+fn decode(index: u32, bytes: &[u8], capacity: u64, trace: &mut Trace) -> u64 {
+    let count = u64::from(u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]));
+    if count > capacity {
+        return count;
+    }
+    let words: &[u32] = bytemuck::cast_slice(&bytes[16..16 + 16 * count as usize]);
+    for r in words.chunks_exact(4) {
+        let shape = r[3];
+        let kind = (shape >> 8) & 0xff;
+        let element_bytes = (shape >> 16) & 0xff;
+        let offset = shape >> 24;
+        let (workgroup, local, ordinal) = (r[0], r[1] & 0xfff, r[1] >> 12);
+        let access_kind = if kind & 1 == 0 {
+            Kind::Load
+        } else {
+            Kind::Store
+        };
+        let tensor = match (kind & 7) >> 1 {
+            0 => TensorRole::Input,
+            1 => TensorRole::SequenceLengths,
+            _ => TensorRole::Output,
+        };
+        trace.accesses.push(Access {
+            dispatch: index,
+            workgroup,
+            local,
+            ordinal,
+            index: r[2],
+            element_bytes,
+            offset,
+            address: u64::from(r[2]) * u64::from(element_bytes) + u64::from(offset),
+            bytes: shape & 0xff,
+            kind: access_kind,
+            tensor,
+            waits: kind & 8 != 0,
+        });
+    }
+    count
+}
+
+/// Submits `encoder` with a copy of `buffer` and waits for its bytes.
+fn read_back(
+    gpu: &Gpu,
+    mut encoder: wgpu::CommandEncoder,
+    buffer: &wgpu::Buffer,
+) -> Result<Vec<u8>, Error> {
+    let device = gpu.device();
+    let wgpu_error = |message: String| Error::Wgpu {
+        context: "reading a trace back",
+        message,
+    };
+    let readback = gpu.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("revseq::trace readback"),
+        size: buffer.size(),
+        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    encoder.copy_buffer_to_buffer(buffer, 0, &readback, 0, buffer.size());
+    let scope = Scope::push(device);
+    gpu.submit([encoder.finish()]);
+    block_on(scope.pop("running a traced kernel"))?;
+    gpu.device_lock()
+        .hold(|| readback.map_async(wgpu::MapMode::Read, .., |_| {}));
+    crate::wait_for_queue(device, gpu.queue())?;
+    let view = readback
+        .get_mapped_range(..)
+        .map_err(|e| wgpu_error(e.to_string()))?;
+    Ok(view.to_vec())
+}

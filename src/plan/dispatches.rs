@@ -1,0 +1,222 @@
+//! The program's dispatches, made once on the host from the cut's pieces and
+//! the family's plan for each: a staged piece's between the copies of its
+//! segments, workgroups folded into x and y, each binding as a tensor, scratch
+//! or placeholder window, and the layout uniform's `Params`.
+
+use crate::descriptor::error::{Error, TensorRole};
+use crate::kernels::copy::{self, Copying, Direction};
+use crate::kernels::params::Params;
+use crate::kernels::shaders::WORKGROUP_SIZE;
+use crate::kernels::Plan;
+use crate::plan::layout::Layout;
+use crate::plan::program::{Binding, Dispatch, StagingCopy, COPY, OPERATOR};
+use crate::plan::window::{self, Batch, InputBinding, Staging, Window};
+use crate::plan::Mode;
+
+/// Each piece's dispatch with its `plan`'s `Params` (over an axis of `layout`'s),
+/// a staged one's between the copies of its segments into and out of scratch;
+/// `uses` are the buffers the operator's kernel and the copy's use.
+pub(crate) struct Making<'a> {
+    pub(crate) layout: &'a Layout,
+    pub(crate) limits: &'a wgpu::Limits,
+    pub(crate) copying: Copying,
+    pub(crate) mode: Mode,
+    pub(crate) output_bytes: u64,
+    pub(crate) uses: [[bool; 3]; 2],
+}
+
+impl Making<'_> {
+    /// The dispatches of `pieces`, each run by the plan beside it: more
+    /// workgroups than the device allows in one dimension fold into y, with as
+    /// few idle as the fold allows.
+    pub(crate) fn dispatches(
+        &self,
+        plans: &[Plan],
+        pieces: &[window::Dispatch],
+    ) -> Result<Vec<Dispatch>, Error> {
+        let axis_size = self.layout.dims[self.layout.axis].size;
+        let mut dispatches = Vec::new();
+        for (plan, piece) in plans.iter().zip(pieces) {
+            let groups = plan.workgroups();
+            let mut params = Params::for_dispatch(piece, axis_size);
+            plan.write(&mut params);
+            let operator = |buffers: [Binding; 3]| -> Result<Dispatch, Error> {
+                self.dispatch(OPERATOR, groups, buffers, params, None)
+            };
+            let Some(staging) = &piece.staging else {
+                let [input, lengths, output] = piece.windows;
+                let input = match piece.input {
+                    InputBinding::Input => self.tensor(0, input),
+                    InputBinding::Tensor => self.tensor(2, input),
+                    InputBinding::Placeholder => Binding::Placeholder { size: input.size },
+                };
+                let buffers = [input, self.tensor(1, lengths), self.tensor(2, output)];
+                dispatches.push(operator(buffers)?);
+                continue;
+            };
+            dispatches.extend(self.copies(piece, staging, Direction::In)?);
+            let [input, lengths, output] = piece.windows;
+            dispatches.push(operator([
+                scratch(0, input),
+                self.tensor(1, lengths),
+                scratch(1, output),
+            ])?);
+            dispatches.extend(self.copies(piece, staging, Direction::Out)?);
+        }
+        Ok(dispatches)
+    }
+
+    /// Window `window` of the caller's tensor at place `place` (input, lengths,
+    /// output): in place, the tensor at the input's place and the output's.
+    fn tensor(&self, place: usize, window: Window) -> Binding {
+        let tensor = match (self.mode, place) {
+            (_, 1) => TensorRole::SequenceLengths,
+            (Mode::InPlace, _) => TensorRole::Tensor,
+            (Mode::OutOfPlace, 0) => TensorRole::Input,
+            (Mode::OutOfPlace, _) => TensorRole::Output,
+        };
+        Binding::Tensor {
+            tensor,
+            offset: window.offset,
+            size: window.size,
+        }
+    }
+
+    /// A dispatch of kernel `kernel` ([`OPERATOR`] or [`COPY`]) over `groups`
+    /// workgroups, folded.
+    fn dispatch(
+        &self,
+        kernel: usize,
+        groups: u32,
+        buffers: [Binding; 3],
+        params: Params,
+        copy: Option<StagingCopy>,
+    ) -> Result<Dispatch, Error> {
+        let max = self.limits.max_compute_workgroups_per_dimension.max(1);
+        let [x, y] = folded(groups, max, self.output_bytes)?;
+        Ok(Dispatch::new(
+            kernel,
+            [x, y],
+            groups,
+            buffers,
+            self.uses[kernel],
+            params,
+            copy,
+        ))
+    }
+
+    /// The copies of a staged `piece`'s segments in `direction`, one a batch.
+    fn copies(
+        &self,
+        piece: &window::Dispatch,
+        staging: &Staging,
+        direction: Direction,
+    ) -> Result<Vec<Dispatch>, Error> {
+        let [input, lengths, output] = piece.windows;
+        let (segments, batches) = match direction {
+            Direction::In => (&staging.input, &staging.batches[0]),
+            Direction::Out => (&staging.output, &staging.batches[1]),
+        };
+        let too_many = Error::TensorTooLarge {
+            tensor: TensorRole::Output,
+            bytes: self.output_bytes,
+            limit: u64::from(u32::MAX),
+            limit_name: "the invocations one staging copy counts in a u32",
+        };
+        let dispatch = |batch: &Batch| {
+            let first = u64::from(batch.first);
+            let moved = copy::Segments {
+                count: batch.count,
+                bytes: segments.bytes,
+                caller: [
+                    segments.origin + first * segments.stride - batch.window.offset,
+                    segments.stride,
+                ],
+                scratch: [first * segments.pitch, segments.pitch],
+            };
+            let (params, invocations) =
+                copy::params(moved, direction, self.copying).ok_or_else(|| too_many.clone())?;
+            let groups = invocations.div_ceil(WORKGROUP_SIZE);
+            let buffers = match direction {
+                Direction::In => [
+                    self.tensor(0, batch.window),
+                    self.tensor(1, lengths),
+                    scratch(0, input),
+                ],
+                Direction::Out => [
+                    scratch(1, output),
+                    self.tensor(1, lengths),
+                    self.tensor(2, batch.window),
+                ],
+            };
+            let copy = StagingCopy {
+                direction,
+                segments: *segments,
+                batch: *batch,
+            };
+            self.dispatch(COPY, groups, buffers, params, Some(copy))
+        };
+        batches.iter().map(dispatch).collect()
+    }
+}
+
+/// Window `window` of scratch buffer `buffer` (0 the staged input, 1 its output).
+fn scratch(buffer: usize, window: Window) -> Binding {
+    Binding::Scratch {
+        buffer,
+        offset: window.offset,
+        size: window.size,
+    }
+}
+
+/// `groups` folded (see [`fold`]): an adapter below WebGPU's 65,535 groups per
+/// dimension gets an error, not a short dispatch.
+fn folded(groups: u32, max: u32, output_bytes: u64) -> Result<[u32; 2], Error> {
+    fold(groups, max).ok_or_else(|| {
+        let per_group = output_bytes / u64::from(groups);
+        Error::TensorTooLarge {
+            tensor: TensorRole::Output,
+            bytes: output_bytes,
+            limit: u64::from(max).pow(2) * per_group,
+            limit_name: "the device's max_compute_workgroups_per_dimension squared",
+        }
+    })
+}
+
+/// `groups` workgroups as x and y, each at most `max`: y = ceil(groups / max)
+/// rows of x = ceil(groups / y), fewer than y of them idle. `None` past max².
+fn fold(groups: u32, max: u32) -> Option<[u32; 2]> {
+    if groups == 0 {
+        return Some([0, 0]);
+    }
+    let y = groups.div_ceil(max);
+    (y <= max).then(|| [groups.div_ceil(y), y])
+}
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// More workgroups than one dimension holds fold into y rows of
+    /// ceil(groups / y): fewer than y of them idle, where x = min(groups, max)
+    /// left up to a row idle (65,536 groups became 65,535 × 2).
+    #[test]
+    fn folded_dispatches_leave_fewer_idle_workgroups_than_rows() {
+        assert_eq!(fold(0, 65_535), Some([0, 0]));
+        assert_eq!(fold(65_535, 65_535), Some([65_535, 1]));
+        assert_eq!(fold(65_536, 65_535), Some([32_768, 2]));
+        assert_eq!(fold(65_535 * 65_535 + 1, 65_535), None);
+        for groups in [1, 17, 65_536, 131_071, 1_000_003, 65_535 * 65_535] {
+            let [x, y] = fold(groups, 65_535).unwrap();
+            assert!(x <= 65_535 && y <= 65_535, "{groups}: {x} × {y}");
+            let launched = u64::from(x) * u64::from(y);
+            assert!(launched >= u64::from(groups), "{groups}: {x} × {y}");
+            assert!(
+                launched - u64::from(groups) < u64::from(y),
+                "{groups}: {x} × {y}"
+            );
+        }
+        // Small limits, as the tests' devices set them.
+        assert_eq!(fold(17, 16), Some([9, 2]));
+        assert_eq!(fold(257, 16), None);
+    }
+}

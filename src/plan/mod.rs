@@ -1,0 +1,358 @@
+//! The plan of a descriptor, on the host, in either mode: its canonical layout,
+//! the family chosen for it, the pieces the cut makes of it as the family
+//! needs (`window/`), the family's plan fitted to each (`src/kernels/`) and the one
+//! pipeline key they run under; then the program (`program.rs`), the dispatches
+//! every executor walks. Nothing here touches the device.
+
+pub(crate) mod dispatches;
+pub(crate) mod layout;
+pub mod program;
+pub(crate) mod target;
+#[cfg_attr(
+    not(feature = "lab"),
+    expect(unreachable_pub, reason = "the laboratory (`lab`) reaches these")
+)]
+pub(crate) mod tuning;
+pub(crate) mod window;
+
+use crate::descriptor::error::Error;
+use crate::descriptor::operator::ReverseSubsequences;
+use crate::kernels::{PipelineKey, Plan, Walk};
+use crate::plan::layout::Layout;
+use crate::plan::target::Target;
+use tuning::Profile;
+use window::{Cut, Dispatch};
+
+/// Whether a plan writes into a second tensor or into the input's own memory
+/// (the operator from a tensor into itself, `src/descriptor/in_place.rs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Mode {
+    OutOfPlace,
+    InPlace,
+}
+
+/// A descriptor's plan: its canonical layout, its pieces, a plan per piece and
+/// the one pipeline key they run under.
+pub(crate) struct Planned {
+    pub(crate) layout: Layout,
+    pub(crate) dispatches: Vec<Dispatch>,
+    pub(crate) plans: Vec<Plan>,
+    pub(crate) key: PipelineKey,
+}
+
+/// Plans `desc` (validated, of tensors `bytes` long) in `mode` for `target`, on
+/// the host. The family is chosen once, from the whole layout and the mode (or
+/// where the cut stages pieces through scratch, from the layout they run on
+/// there); the cut makes the pieces it needs (out of place, pieces of whole
+/// positions paired with input windows where the family walks them; in place,
+/// pieces of whole lanes or pairs of groups of positions, each binding the
+/// tensor through the output binding); the family's plan is then fitted to
+/// each piece under its one key, or where it cannot run some piece, the
+/// general kernels run them all.
+pub(crate) fn plan(
+    desc: &ReverseSubsequences,
+    mode: Mode,
+    bytes: [u64; 3],
+    target: &Target,
+) -> Result<Planned, Error> {
+    let layout = Layout::canonical(desc);
+    let element_bytes = desc.input.data_type().size_in_bytes();
+    let profile = &target.profile;
+    let output_bytes = bytes[2].next_multiple_of(4);
+    let family = choose(&layout, element_bytes, output_bytes, mode, profile);
+    let cut = match mode {
+        // `runs` walks pieces of whole positions against each input window,
+        // moving every run once and nothing else, where the tuning walks its
+        // lanes: no copies through scratch.
+        Mode::OutOfPlace => Cut::OutOfPlace {
+            walk_windows: family.pair_lanes(&layout).is_some_and(|lanes| {
+                tuning::walks_windows(profile.tuning, lanes, bytes[2], target.window)
+            }),
+        },
+        Mode::InPlace => Cut::InPlace,
+    };
+    let dispatches = window::cut(
+        &layout,
+        widths(desc),
+        bytes,
+        target.window,
+        target.align,
+        cut,
+    )?
+    .map_err(|rule| Error::InPlaceTooLarge {
+        bytes: bytes[2],
+        limit: target.window.min(window::MAX_WINDOW_BYTES) & !3,
+        rule,
+    })?;
+    let plans = match mode == Mode::InPlace && !dispatches[0].whole {
+        true => across(desc, &layout, &dispatches, profile),
+        false => pieces(desc, mode, &layout, family, &dispatches, profile),
+    };
+    let key = key_of(desc, &plans[0], &dispatches[0]);
+    debug_assert!(
+        plans
+            .iter()
+            .zip(&dispatches)
+            .all(|(p, d)| key_of(desc, p, d) == key),
+        "every piece runs under one key"
+    );
+    Ok(Planned {
+        key,
+        layout,
+        dispatches,
+        plans,
+    })
+}
+
+/// The family `mode` runs on `layout` (`output_bytes` the binding it writes
+/// through).
+fn choose(
+    layout: &Layout,
+    element_bytes: u32,
+    output_bytes: u64,
+    mode: Mode,
+    profile: &Profile,
+) -> Plan {
+    match mode {
+        Mode::OutOfPlace => Plan::new(layout, element_bytes, output_bytes, profile),
+        Mode::InPlace => Plan::in_place(layout, element_bytes, profile),
+    }
+}
+
+/// The general kernels' plan in `mode`, which runs every layout.
+fn general(desc: &ReverseSubsequences, mode: Mode, dispatch: &Dispatch, profile: &Profile) -> Plan {
+    match mode {
+        Mode::OutOfPlace => Plan::general(
+            &dispatch.layout,
+            desc.input.data_type().size_in_bytes(),
+            dispatch.windows[2].size,
+            profile,
+        ),
+        Mode::InPlace => Plan::general_in_place(&dispatch.layout, profile),
+    }
+}
+
+/// A plan per piece under one key: `family` (chosen for `layout`, or for the
+/// first piece's layout in scratch where the cut stages, walking the positions
+/// of every piece where the cut paired some with input windows)
+/// fitted to each piece, where it runs every piece from a vector-aligned
+/// start; else the general kernels.
+fn pieces(
+    desc: &ReverseSubsequences,
+    mode: Mode,
+    layout: &Layout,
+    family: Plan,
+    dispatches: &[Dispatch],
+    profile: &Profile,
+) -> Vec<Plan> {
+    let element_bytes = desc.input.data_type().size_in_bytes();
+    let axis_size = layout.dims[layout.axis].size;
+    // Staged pieces run in scratch, on vectors the scratch's pitch pads them to:
+    // the family is the one of that layout, the first piece's.
+    let family = match &dispatches[0] {
+        d if d.staging.is_some() => {
+            choose(&d.layout, element_bytes, d.windows[2].size, mode, profile)
+        }
+        _ => family,
+    };
+    // Where some piece walks pairs, every piece walks its positions (a whole
+    // one over all of them), so that one pipeline runs them all.
+    let family = match dispatches.iter().any(|d| !d.whole && d.by_position) {
+        true => family.walking(&dispatches[0].layout, axis_size, element_bytes, profile),
+        false => Some(family),
+    };
+    let fitted = family.and_then(|family| {
+        dispatches
+            .iter()
+            .map(|d| fit(family, d, element_bytes, profile))
+            .collect::<Option<Vec<Plan>>>()
+    });
+    fitted.unwrap_or_else(|| {
+        dispatches
+            .iter()
+            .map(|d| general(desc, mode, d, profile))
+            .collect()
+    })
+}
+
+/// The plans in place across windows: pairs of groups of positions, each run
+/// by `general`'s swap across windows, on 16-byte vectors of runs where every
+/// pair allows them.
+fn across(
+    desc: &ReverseSubsequences,
+    layout: &Layout,
+    dispatches: &[Dispatch],
+    profile: &Profile,
+) -> Vec<Plan> {
+    let element_bytes = desc.input.data_type().size_in_bytes();
+    let (n, group) = (
+        layout.dims[layout.axis].size,
+        dispatches[0].layout.dims[0].size,
+    );
+    let front_positions = tuning::across_steps(profile.tuning, n.div_ceil(group.max(1)));
+    let vectors = dispatches
+        .iter()
+        .all(|d| Plan::across_vectors(&d.layout, d.shifts, element_bytes));
+    dispatches
+        .iter()
+        .map(|d| Plan::general_across(&d.layout, element_bytes, front_positions, vectors, profile))
+        .collect()
+}
+
+/// Each tensor's `min_size_in_bytes`, within the device's `max_buffer_size`.
+pub(crate) fn tensor_bytes(
+    desc: &ReverseSubsequences,
+    limits: &wgpu::Limits,
+) -> Result<[u64; 3], Error> {
+    let bytes = desc.tensors().map(|(_, t)| t.min_size_in_bytes());
+    for ((tensor, _), bytes) in desc.tensors().into_iter().zip(bytes) {
+        if bytes.next_multiple_of(4) > limits.max_buffer_size {
+            return Err(Error::TensorTooLarge {
+                tensor,
+                bytes,
+                limit: limits.max_buffer_size,
+                limit_name: "the device's max_buffer_size",
+            });
+        }
+    }
+    Ok(bytes)
+}
+
+/// Bytes per element of input, sequence lengths and output.
+fn widths(desc: &ReverseSubsequences) -> [u64; 3] {
+    let element_bytes = desc.input.data_type().size_in_bytes();
+    let length_bytes = desc.sequence_lengths.data_type().size_in_bytes();
+    [element_bytes, length_bytes, element_bytes].map(u64::from)
+}
+
+/// `family` fitted to `dispatch`'s piece, where it runs it from a
+/// vector-aligned start: the whole axis in one window, or a windowed pair the
+/// plan walks.
+fn fit(family: Plan, dispatch: &Dispatch, element_bytes: u32, profile: &Profile) -> Option<Plan> {
+    let plan = family.fit(
+        &dispatch.layout,
+        element_bytes,
+        dispatch.windows[2].size,
+        profile.tuning,
+    )?;
+    let vector_bytes = u64::from(plan.fields().vector_bytes.max(1));
+    let aligned = |shift: u32| u64::from(shift) * u64::from(element_bytes) % vector_bytes == 0;
+    let pairs = dispatch.by_position && plan.fields().walk != Walk::None;
+    ((dispatch.whole || pairs) && aligned(dispatch.shifts[0]) && aligned(dispatch.shifts[2]))
+        .then_some(plan)
+}
+
+/// The pipeline key of `plan` on `dispatch`.
+fn key_of(desc: &ReverseSubsequences, plan: &Plan, dispatch: &Dispatch) -> PipelineKey {
+    let fields = plan.fields();
+    let lengths = desc.sequence_lengths.data_type();
+    PipelineKey {
+        variant: plan.variant(),
+        steps: fields.steps,
+        vector_bytes: fields.vector_bytes,
+        element_bytes: desc.input.data_type().size_in_bytes(),
+        rank: dispatch.layout.rank() as u32,
+        axis: dispatch.layout.axis as u32,
+        length_bytes: lengths.size_in_bytes(),
+        signed_lengths: lengths.is_signed_integer(),
+        access_bits: fields.access_bits,
+        walk: fields.walk,
+        wide_multiply: fields.wide_multiply,
+        in_place: fields.in_place,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::descriptor::dtype::DataType;
+    use crate::descriptor::tensor::TensorDesc;
+    use crate::kernels::variant::Variant;
+    use crate::plan::tuning::Tuning;
+
+    /// A device of either tuning with 64-bit integers, binding 128 MiB at a
+    /// time, as the benchmark's sweep does.
+    fn target(tuning: Tuning) -> Target {
+        let limits = wgpu::Limits {
+            max_buffer_size: 1 << 31,
+            min_storage_buffer_offset_alignment: 256,
+            ..wgpu::Limits::default()
+        };
+        let profile = Profile {
+            tuning,
+            int64: true,
+            moves_64: true,
+            forced: None,
+        };
+        Target::with_profile(limits, profile).with_max_binding(128 << 20)
+    }
+
+    /// `sizes` of `data_type` reversed along `axis`, a length per element of the
+    /// other dimensions (size-1 ones broadcast through stride 0).
+    fn per_element(data_type: DataType, sizes: &[u32], axis: usize) -> ReverseSubsequences {
+        let mut length_sizes = sizes.to_vec();
+        length_sizes[axis] = 1;
+        let mut strides = vec![0; sizes.len()];
+        let mut stride = 1;
+        for d in (0..sizes.len()).rev() {
+            if length_sizes[d] > 1 {
+                strides[d] = stride;
+                stride *= length_sizes[d];
+            }
+        }
+        ReverseSubsequences::new(
+            TensorDesc::new(data_type, sizes),
+            TensorDesc::new(DataType::Uint32, &length_sizes).with_strides(&strides),
+            TensorDesc::new(data_type, sizes),
+            axis as u32,
+        )
+    }
+
+    /// The sweep's per-element layouts (`outermost` `[64, n]`, `middle`
+    /// `[b, 64, n]`) near 2 GiB, with a leading or trailing size-1 dimension
+    /// and inner sizes that are whole words (buffer copies move words) but no
+    /// whole number of 16-byte vectors (odd, for 4-byte elements): every piece
+    /// stages and runs the fast variant, never the general kernel.
+    #[test]
+    fn staged_per_element_pieces_run_the_fast_variant_whatever_their_inner_size() {
+        // Axes `columns` holds (64 positions), and past them `gather` (70).
+        for (tuning, t) in [(Tuning::Cpu, 64), (Tuning::Gpu, 64), (Tuning::Gpu, 70)] {
+            for data_type in [DataType::Uint8, DataType::Float16, DataType::Float32] {
+                let width = data_type.size_in_bytes();
+                let n = 2_000_000_000 / t / width / 16 * 16 + 4 / width;
+                for (sizes, axis) in [
+                    (vec![t, n], 0),
+                    (vec![1, t, n], 1),
+                    (vec![t, n, 1], 0),
+                    (vec![t, n - 16], 0),
+                    (vec![4, t, n / 4 / 16 * 16 + 4 / width], 1),
+                    (vec![1, 4, t, n / 4 / 16 * 16 + 12 / width], 2),
+                    (vec![4, t, n / 4 / 16 * 16 + 4 / width, 1], 1),
+                ] {
+                    let desc = per_element(data_type, &sizes, axis);
+                    desc.validate().unwrap();
+                    let bytes = desc.tensors().map(|(_, t)| t.min_size_in_bytes());
+                    let planned = plan(&desc, Mode::OutOfPlace, bytes, &target(tuning)).unwrap();
+                    let expected = if t <= 64 {
+                        Variant::Columns
+                    } else {
+                        Variant::Gather
+                    };
+                    let variants: Vec<Variant> =
+                        planned.plans.iter().map(|p| p.variant()).collect();
+                    assert!(
+                        planned.dispatches.len() > 1
+                            && planned.dispatches.iter().all(|p| p.staging.is_some()),
+                        "{tuning:?} {data_type:?} {sizes:?}: {} dispatches, not all staged",
+                        planned.dispatches.len()
+                    );
+                    assert!(
+                        planned.key.variant == expected && variants.iter().all(|&v| v == expected),
+                        "{tuning:?} {data_type:?} {sizes:?}: {:?}, dispatches {variants:?}",
+                        planned.key.variant
+                    );
+                }
+            }
+        }
+    }
+}

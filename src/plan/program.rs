@@ -1,0 +1,553 @@
+//! The operator as dispatches any WebGPU executor can run: for a descriptor and a
+//! [`Target`] (no device), the kernels' WGSL with their constants fixed, and each
+//! dispatch's workgroups and what each of its bindings holds (a window of a
+//! tensor, of a scratch buffer, a placeholder, the layout uniform's bytes).
+//! A program is the plan itself: revseq's own [`Gpu::compile`](crate::Gpu::compile)
+//! builds this same value on a wgpu device and records its dispatches, and
+//! revseq-burn launches it on burn's own compute client.
+//!
+//! The WGSL follows one convention, so that an executor that lays out its
+//! bindings from the shader (wgpu's automatic layout, cubecl) can bind it:
+//! the buffers a kernel uses at `@group(0) @binding(0..k)`, in the order of
+//! [`Dispatch::bindings`], every one `read_write` (a pool that packs tensors
+//! into one buffer may bind two of them from it), then its uniform at
+//! `@binding(k)`. Shader modules may be made with bounds checks off: every
+//! access stays inside its binding by the kernel's own arithmetic, whatever the
+//! contents of the tensors and lengths. The bounds test (`tests/bounds.rs`)
+//! holds revseq to it: the trace build records the index of every access as the
+//! kernel computed it, before robust buffer access or naga could clamp it, for
+//! every workgroup of every dispatch of thousands of random programs (every
+//! family, both tunings, windowed, staged and in place, the staging copy), each
+//! checked against the window its binding holds; and every line of every kernel
+//! that indexes a binding is checked to be traced with the index it uses. An
+//! executor may rely on this: each binding needs exactly the window
+//! [`Dispatch::bindings`] gives it, nothing past it is read or written, and a
+//! read that the kernel clamps (`arrayLength`) stays inside the binding too.
+
+use std::sync::{Arc, OnceLock};
+
+use crate::descriptor::error::{Error, TensorRole};
+use crate::descriptor::in_place::{name_the_tensor, ReverseInPlace};
+use crate::descriptor::operator::ReverseSubsequences;
+use crate::kernels::copy::{Copying, Direction};
+use crate::kernels::params::Params;
+use crate::kernels::shaders::{Kernel as Entry, Source, WORKGROUP_SIZE};
+use crate::kernels::variant::Variant;
+use crate::kernels::{PipelineKey, Walk};
+use crate::plan::dispatches::Making;
+use crate::plan::tuning;
+use crate::plan::window::{Batch, Dispatch as Piece, Segments};
+use crate::plan::{plan, tensor_bytes, Mode, Planned};
+
+pub use crate::plan::target::Target;
+
+/// `desc` as a program for `target`: the dispatches
+/// [`Gpu::compile`](crate::Gpu::compile) records, validated as it
+/// validates.
+///
+/// ```
+/// use revseq::program::{self, Binding, Target};
+/// use revseq::{DataType, ReverseSubsequences, TensorDesc, TensorRole};
+/// let target = Target::new(wgpu::Limits::default(), wgpu::DeviceType::DiscreteGpu);
+/// let tensor = TensorDesc::new(DataType::Uint8, &[4, 32]);
+/// let lengths = TensorDesc::new(DataType::Int32, &[4, 1]);
+/// let desc = ReverseSubsequences::new(tensor.clone(), lengths, tensor, 1);
+/// let program = program::program(&desc, &target)?;
+/// let dispatch = &program.dispatches()[0];
+/// assert!(program.kernels()[dispatch.kernel].wgsl.contains("@binding(3) var<uniform>"));
+/// assert!(matches!(
+///     dispatch.bindings[0],
+///     Binding::Tensor { tensor: TensorRole::Input, offset: 0, size: 128 }
+/// ));
+/// # Ok::<(), revseq::Error>(())
+/// ```
+pub fn program(desc: &ReverseSubsequences, target: &Target) -> Result<Program, Error> {
+    Program::new(desc, Mode::OutOfPlace, target)
+}
+
+/// `desc` in place as a program for `target`: the dispatches
+/// [`Gpu::compile_in_place`](crate::Gpu::compile_in_place) records. The
+/// tensor is [`TensorRole::Tensor`], read and written where it lies.
+pub fn program_in_place(desc: &ReverseInPlace, target: &Target) -> Result<Program, Error> {
+    Program::new(&desc.operator()?, Mode::InPlace, target).map_err(name_the_tensor)
+}
+
+/// The operator as kernels and the dispatches that run them, in order: the
+/// plan itself, which revseq's own executor records as any other executor
+/// runs it.
+#[derive(Clone, Debug)]
+pub struct Program {
+    /// Made on the first ask: revseq's own executor builds its pipelines from
+    /// the key.
+    kernels: OnceLock<Vec<Arc<Kernel>>>,
+    pub(crate) dispatches: Vec<Dispatch>,
+    /// Whether it writes into a second tensor or into the input's memory.
+    pub(crate) mode: Mode,
+    /// The operator's kernel: what [`OPERATOR`] dispatches run.
+    pub(crate) key: PipelineKey,
+    /// The staging copy's kernel: what [`COPY`] dispatches run.
+    pub(crate) copying: Copying,
+    /// Bytes of the scratch buffers staged pieces run in (input, output), where
+    /// some piece stages.
+    pub(crate) scratch: Option<[u64; 2]>,
+    /// Whether staged segments copy by buffer copies, rather than by the copy
+    /// kernel, where the caller's buffers allow it
+    /// (`tuning::copies_by_buffer`): the one choice left to the executor, which
+    /// alone sees the buffers' usages when it records.
+    pub(crate) by_buffer: bool,
+    /// `min_size_in_bytes` of input, sequence lengths and output.
+    pub(crate) bytes: [u64; 3],
+}
+
+impl Program {
+    /// Plans `desc` (validated here) in `mode` for `target`, on the host.
+    pub(crate) fn new(
+        desc: &ReverseSubsequences,
+        mode: Mode,
+        target: &Target,
+    ) -> Result<Program, Error> {
+        let limits = target.limits();
+        desc.validate()?;
+        let bytes = tensor_bytes(desc, limits)?;
+        let Planned {
+            layout,
+            dispatches: pieces,
+            plans,
+            key,
+        } = plan(desc, mode, bytes, target)?;
+        let copying = Copying::new(staged_in_vectors(&pieces), &target.profile);
+        let making = Making {
+            layout: &layout,
+            limits,
+            copying,
+            mode,
+            output_bytes: bytes[2],
+            uses: [operator_uses(&key), COPY_USES],
+        };
+        Ok(Program {
+            kernels: OnceLock::new(),
+            dispatches: making.dispatches(&plans, &pieces)?,
+            mode,
+            key,
+            copying,
+            scratch: scratch_sizes(&pieces),
+            by_buffer: tuning::copies_by_buffer(target.profile.tuning),
+            bytes,
+        })
+    }
+
+    /// The kernels the dispatches run ([`Dispatch::kernel`] indexes them).
+    pub fn kernels(&self) -> &[Arc<Kernel>] {
+        self.kernels.get_or_init(|| {
+            let operator = Arc::new(Kernel::operator(&self.key));
+            let copy = self.scratch.map(|_| {
+                let source = self.copying.source();
+                Arc::new(Kernel::external(
+                    &source,
+                    &self.copying.constants(),
+                    COPY_USES,
+                ))
+            });
+            std::iter::once(operator).chain(copy).collect()
+        })
+    }
+
+    /// The dispatches, to run in this order; none for a tensor without
+    /// elements.
+    pub fn dispatches(&self) -> &[Dispatch] {
+        match self.is_empty() {
+            true => &[],
+            false => &self.dispatches,
+        }
+    }
+
+    /// Bytes of scratch buffers 0 and 1 ([`Binding::Scratch`]), 0 where the
+    /// program has none: a staged piece's input and output.
+    pub fn scratch_bytes(&self) -> [u64; 2] {
+        self.scratch.unwrap_or_default()
+    }
+
+    /// The kernel family the plan chose.
+    pub fn variant(&self) -> Variant {
+        self.key.variant
+    }
+
+    /// Whether no dispatch has work: a tensor without elements.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.dispatches.iter().all(|d| d.workgroups[0] == 0)
+    }
+
+    /// Whether some dispatch binds the placeholder.
+    pub(crate) fn binds_placeholder(&self) -> bool {
+        self.dispatches
+            .iter()
+            .any(|d| matches!(d.buffers[0], Binding::Placeholder { .. }))
+    }
+}
+
+/// Whether every segment a staged piece copies is whole 16-byte vectors at a
+/// vector boundary, in the caller's binding and in scratch: the staging copy
+/// moves vectors then.
+fn staged_in_vectors(pieces: &[Piece]) -> bool {
+    let vectors = |s: &Segments| {
+        [s.origin, s.stride, s.bytes, s.pitch]
+            .iter()
+            .all(|b| b % 16 == 0)
+    };
+    pieces
+        .iter()
+        .filter_map(|d| d.staging.as_ref())
+        .all(|s| vectors(&s.input) && vectors(&s.output))
+}
+
+/// Bytes of the scratch buffers staged pieces run in: one for their input,
+/// one for their output, each as large as the largest piece's; `None` where no
+/// piece stages.
+fn scratch_sizes(pieces: &[Piece]) -> Option<[u64; 2]> {
+    pieces
+        .iter()
+        .filter(|piece| piece.staging.is_some())
+        .map(|piece| [piece.windows[0].size, piece.windows[2].size])
+        .reduce(|a, b| [a[0].max(b[0]), a[1].max(b[1])])
+}
+
+/// A kernel's WGSL, in the convention above, with its `override` constants
+/// fixed as `const` declarations.
+#[non_exhaustive]
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Kernel {
+    /// The module's text.
+    pub wgsl: String,
+    /// Its entry point.
+    pub entry_point: &'static str,
+    /// Invocations per workgroup, in x, y and z.
+    pub workgroup_size: [u32; 3],
+    /// A digest of `wgsl` (FNV-1a, 64 bits): equal texts, equal digests, for
+    /// an executor's pipeline cache.
+    pub digest: u64,
+}
+
+impl Kernel {
+    fn operator(key: &PipelineKey) -> Kernel {
+        Kernel::external(&key.source(), &key.constants(), operator_uses(key))
+    }
+
+    /// The kernel of `source` with `constants`, declaring the buffers `uses`
+    /// names (input, lengths, output) at the first bindings, in that order, and
+    /// its uniform after them.
+    fn external(source: &Source, constants: &[(&str, f64)], uses: [bool; 3]) -> Kernel {
+        let wgsl = external_wgsl(&source.wgsl(), constants, uses);
+        let digest = wgsl.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |hash, byte| {
+            (hash ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3)
+        });
+        Kernel {
+            wgsl,
+            entry_point: Entry::ENTRY_POINT,
+            workgroup_size: [WORKGROUP_SIZE, 1, 1],
+            digest,
+        }
+    }
+}
+
+/// One dispatch: a kernel, its workgroups, and what each binding holds.
+#[non_exhaustive]
+#[derive(Clone, Debug, PartialEq)]
+pub struct Dispatch {
+    /// Which of [`Program::kernels`] it runs.
+    pub kernel: usize,
+    /// Workgroups in x, y and z.
+    pub workgroups: [u32; 3],
+    /// `@binding(i)` holds `bindings[i]`: the buffers the kernel uses, then
+    /// the uniform.
+    pub bindings: Vec<Binding>,
+    /// What each buffer the kernel declares holds (input, lengths, output),
+    /// those it leaves unused included: what revseq's own layout binds.
+    pub(crate) buffers: [Binding; 3],
+    /// Workgroups with work: `workgroups` launch at least as many.
+    pub(crate) groups: u32,
+    /// Its layout uniform.
+    pub(crate) params: Params,
+    /// The segments it moves, where it is a staged piece's copy.
+    pub(crate) copy: Option<StagingCopy>,
+}
+
+impl Dispatch {
+    /// A dispatch of `kernel` over `groups` workgroups launched as `[x, y]`,
+    /// binding `buffers` of which the kernel `uses` some, and `params`.
+    pub(crate) fn new(
+        kernel: usize,
+        [x, y]: [u32; 2],
+        groups: u32,
+        buffers: [Binding; 3],
+        uses: [bool; 3],
+        params: Params,
+        copy: Option<StagingCopy>,
+    ) -> Dispatch {
+        let used = buffers.iter().zip(uses).filter(|(_, u)| *u);
+        let uniform = Binding::Params {
+            bytes: bytemuck::bytes_of(&params).to_vec(),
+        };
+        Dispatch {
+            kernel,
+            workgroups: [x, y, 1],
+            bindings: used.map(|(b, _)| b.clone()).chain([uniform]).collect(),
+            buffers,
+            groups,
+            params,
+            copy,
+        }
+    }
+
+    /// Bytes of its window of the output, or in place of the tensor: what its
+    /// workgroups visit.
+    pub(crate) fn output_bytes(&self) -> u64 {
+        self.buffers[2].size()
+    }
+}
+
+/// A staged piece's copy of a batch of its segments between the caller's
+/// buffer and scratch: a dispatch of the copy kernel (`src/kernels/copy.rs`),
+/// or where the adapter copies buffers faster and the caller's buffers allow
+/// it, a buffer copy per segment (`tuning::copies_by_buffer`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct StagingCopy {
+    pub(crate) direction: Direction,
+    pub(crate) segments: Segments,
+    pub(crate) batch: Batch,
+}
+
+/// [`Program::kernels`]' index of the operator's kernel.
+pub(crate) const OPERATOR: usize = 0;
+
+/// [`Program::kernels`]' index of the staging copy, where the program stages.
+pub(crate) const COPY: usize = 1;
+
+/// What one binding of a dispatch holds.
+#[non_exhaustive]
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Binding {
+    /// `size` bytes of a tensor from byte `offset` (a multiple of the target's
+    /// storage offset alignment): the tensor is the caller's, `size` at most the
+    /// target's binding.
+    Tensor {
+        /// Which tensor.
+        tensor: TensorRole,
+        /// From its first byte.
+        offset: u64,
+        /// Bytes bound.
+        size: u64,
+    },
+    /// `size` bytes of scratch buffer `buffer` (0 or 1, of
+    /// [`Program::scratch_bytes`]) from byte `offset`: the executor's own
+    /// memory, kept for the program's dispatches.
+    Scratch {
+        /// Which scratch buffer.
+        buffer: usize,
+        /// From its first byte.
+        offset: u64,
+        /// Bytes bound.
+        size: u64,
+    },
+    /// Any buffer of at least `size` bytes: the kernel names the binding, and
+    /// never reads it in this dispatch.
+    Placeholder {
+        /// Bytes it must hold.
+        size: u64,
+    },
+    /// A uniform buffer holding these bytes: the dispatch's layout.
+    Params {
+        /// The uniform's bytes.
+        bytes: Vec<u8>,
+    },
+}
+
+impl Binding {
+    /// Bytes from the start of its buffer and bytes bound (a placeholder's
+    /// from 0, a uniform's its bytes).
+    pub(crate) fn window(&self) -> (u64, u64) {
+        match *self {
+            Binding::Tensor { offset, size, .. } | Binding::Scratch { offset, size, .. } => {
+                (offset, size)
+            }
+            Binding::Placeholder { size } => (0, size),
+            Binding::Params { ref bytes } => (0, bytes.len() as u64),
+        }
+    }
+
+    /// Bytes bound.
+    pub(crate) fn size(&self) -> u64 {
+        self.window().1
+    }
+}
+
+/// The buffers the staging copy uses: input and output, no lengths.
+const COPY_USES: [bool; 3] = [true, false, true];
+
+/// The buffers `key`'s kernel uses (input, lengths, output): all, but for the
+/// swaps in place, which reach the tensor through the output binding alone
+/// (`columns` names its input in the branch it takes out of place).
+fn operator_uses(key: &PipelineKey) -> [bool; 3] {
+    let input = !(key.in_place && key.walk == Walk::None && key.variant != Variant::Columns);
+    [input, true, true]
+}
+
+/// `wgsl` in the convention above: each `override` a `const` of its value in
+/// `constants` (or of its default), the buffers in `uses` (bindings 1, 2 and 3)
+/// at the first bindings in that order, `read_write`, the uniform (binding 0)
+/// after them, and the buffers not in `uses` past them all (declared, never
+/// bound: a layout made from the shader leaves them out).
+fn external_wgsl(wgsl: &str, constants: &[(&str, f64)], uses: [bool; 3]) -> String {
+    let used = uses.iter().filter(|&&u| u).count() as u32;
+    let renumber = |binding: u32| match binding {
+        0 => used,
+        n if uses[n as usize - 1] => uses[..n as usize - 1].iter().filter(|&&u| u).count() as u32,
+        n => 16 + n,
+    };
+    let mut out = String::with_capacity(wgsl.len());
+    for line in wgsl.lines() {
+        if let Some(rest) = line.strip_prefix("override ") {
+            out.push_str(&constant(rest, constants));
+        } else if let Some(rest) = line.strip_prefix("@group(0) @binding(") {
+            let (number, rest) = rest.split_once(')').expect("a binding's number");
+            let binding = renumber(number.parse().expect("a binding's number"));
+            let rest = rest.replace("var<storage, read>", "var<storage, read_write>");
+            out.push_str(&format!("@group(0) @binding({binding}){rest}"));
+        } else {
+            out.push_str(line);
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// The `const` declaration for `declaration` (an `override`'s text after the
+/// keyword: `NAME: TYPE;` or `NAME: TYPE = EXPRESSION;`): its value in
+/// `constants` where given, else its default expression.
+fn constant(declaration: &str, constants: &[(&str, f64)]) -> String {
+    let body = declaration.trim_end().trim_end_matches(';');
+    let (name, rest) = body.split_once(':').expect("an override's type");
+    let (ty, default) = match rest.split_once('=') {
+        Some((ty, default)) => (ty.trim(), Some(default.trim())),
+        None => (rest.trim(), None),
+    };
+    let name = name.trim();
+    let value = constants.iter().find(|(n, _)| *n == name).map(|&(_, v)| v);
+    let expression = match (value, ty) {
+        (Some(v), "u32") => format!("{}u", v as u32),
+        (Some(v), "i32") => format!("{}i", v as i32),
+        (Some(v), "bool") => (v != 0.0).to_string(),
+        (Some(v), ty) => panic!("override {name} of type {ty} = {v}: no literal for it"),
+        (None, _) => default
+            .unwrap_or_else(|| panic!("override {name} has no value and no default"))
+            .to_string(),
+    };
+    format!("const {name}: {ty} = {expression};")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernels::copy::Copying;
+    use crate::kernels::shaders::Storage;
+    use crate::plan::tuning::Tuning;
+
+    /// Parses and validates `kernel`'s WGSL, and returns the bindings its entry
+    /// point uses, each with whether it is a uniform, and whether every storage
+    /// binding is `read_write`.
+    fn uses(kernel: &Kernel, int64: bool) -> (Vec<(u32, bool)>, bool) {
+        let module = naga::front::wgsl::parse_str(&kernel.wgsl)
+            .unwrap_or_else(|e| panic!("{}", e.emit_to_string(&kernel.wgsl)));
+        let capabilities = match int64 {
+            true => naga::valid::Capabilities::SHADER_INT64,
+            false => naga::valid::Capabilities::empty(),
+        };
+        let info = naga::valid::Validator::new(naga::valid::ValidationFlags::all(), capabilities)
+            .validate(&module)
+            .unwrap_or_else(|e| panic!("{}", e.emit_to_string(&kernel.wgsl)));
+        assert!(module.overrides.is_empty(), "an override left");
+        let entry = module
+            .entry_points
+            .iter()
+            .position(|e| e.name == kernel.entry_point)
+            .expect("the entry point");
+        let used = info.get_entry_point(entry);
+        let mut bindings = Vec::new();
+        let mut writable = true;
+        for (handle, global) in module.global_variables.iter() {
+            let Some(binding) = &global.binding else {
+                continue;
+            };
+            if used[handle].is_empty() {
+                continue;
+            }
+            let uniform = global.space == naga::AddressSpace::Uniform;
+            if let naga::AddressSpace::Storage { access } = global.space {
+                writable &= access.contains(naga::StorageAccess::STORE);
+            }
+            bindings.push((binding.binding, uniform));
+        }
+        bindings.sort();
+        (bindings, writable)
+    }
+
+    /// What a layout made from the shader holds: exactly the bindings
+    /// `0..=k`, the buffers first, all writable, the uniform last.
+    fn assert_convention(kernel: &Kernel, expected_buffers: usize, int64: bool, what: &str) {
+        let (bindings, writable) = uses(kernel, int64);
+        let expected: Vec<(u32, bool)> = (0..=expected_buffers as u32)
+            .map(|b| (b, b == expected_buffers as u32))
+            .collect();
+        assert_eq!(bindings, expected, "{what}");
+        assert!(writable, "{what}: a storage binding not read_write");
+    }
+
+    #[test]
+    fn every_kernel_binds_what_it_uses_in_order_then_its_uniform() {
+        // The first and last key of each source and in-place mode: bindings
+        // and the constants' text depend on the kernel, not on the values
+        // (`tests/revseq/shaders.rs` specialises every key).
+        let mut keys: std::collections::BTreeMap<_, Vec<PipelineKey>> = Default::default();
+        for key in PipelineKey::all() {
+            keys.entry((key.source(), key.in_place, key.walk))
+                .or_default()
+                .push(key);
+        }
+        let mut checked = 0;
+        for key in keys.values().flat_map(|k| [k[0], k[k.len() - 1]]) {
+            let kernel = Kernel::operator(&key);
+            let buffers = operator_uses(&key).iter().filter(|&&u| u).count();
+            assert_convention(
+                &kernel,
+                buffers,
+                key.source().needs_int64(),
+                &format!("{key:?}"),
+            );
+            checked += 1;
+        }
+        for tuning in [Tuning::Cpu, Tuning::Gpu] {
+            for storage in [Storage::Words, Storage::Vec4, Storage::U64] {
+                let copying = Copying { tuning, storage };
+                let kernel = Kernel::external(&copying.source(), &copying.constants(), COPY_USES);
+                assert_convention(&kernel, 2, storage == Storage::U64, &format!("{copying:?}"));
+            }
+        }
+        assert!(checked > 50, "{checked} keys");
+    }
+
+    #[test]
+    fn overrides_become_constants_of_their_values_or_defaults() {
+        let constants = [("ELEM_BYTES", 2.0), ("WALK", 1.0), ("SIGNED", 0.0)];
+        assert_eq!(
+            constant("ELEM_BYTES: u32;", &constants),
+            "const ELEM_BYTES: u32 = 2u;"
+        );
+        assert_eq!(
+            constant("WALK: bool;", &constants),
+            "const WALK: bool = true;"
+        );
+        assert_eq!(
+            constant("ELEM_WORDS: u32 = max(ELEM_BYTES / 4u, 1u);", &constants),
+            "const ELEM_WORDS: u32 = max(ELEM_BYTES / 4u, 1u);"
+        );
+    }
+}

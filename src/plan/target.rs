@@ -1,0 +1,97 @@
+//! What a plan is made for, without a device: the limits it keeps, the kind of
+//! adapter it is tuned for, and the features its kernels may use. A
+//! [`Gpu`](crate::Gpu) has one ([`Gpu::target`](crate::Gpu::target)); an
+//! executor of its own makes one for its device
+//! ([`program`](crate::plan::program::program)).
+
+#[cfg(feature = "lab")]
+use crate::kernels::variant::Variant;
+use crate::plan::tuning::{self, Profile, Tuning};
+
+/// What a plan is made for: a device's limits, the kind of adapter (a CPU
+/// adapter's plan differs from a GPU's, `docs/tuning.md`) and whether its
+/// kernels may use 64-bit integers.
+///
+/// ```
+/// use revseq::{program, DataType, ReverseSubsequences, TensorDesc};
+/// let target = program::Target::new(wgpu::Limits::default(), wgpu::DeviceType::DiscreteGpu);
+/// let tensor = TensorDesc::new(DataType::Float32, &[8, 64]);
+/// let lengths = TensorDesc::new(DataType::Uint32, &[8, 1]);
+/// let desc = ReverseSubsequences::new(tensor.clone(), lengths, tensor, 1);
+/// let program = program::program(&desc, &target)?;
+/// assert_eq!(program.dispatches().len(), 1);
+/// # Ok::<(), revseq::Error>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct Target {
+    pub(crate) limits: wgpu::Limits,
+    pub(crate) profile: Profile,
+    /// Bytes one storage binding may hold: the limit's, or lower.
+    pub(crate) window: u64,
+    /// The storage offset alignment: where a binding may start.
+    pub(crate) align: u64,
+}
+
+impl Target {
+    /// A device of `limits` and `device_type`, without 64-bit integers in its
+    /// shaders ([`Target::with_int64`]).
+    pub fn new(limits: wgpu::Limits, device_type: wgpu::DeviceType) -> Target {
+        let tuning = match device_type {
+            wgpu::DeviceType::Cpu => Tuning::Cpu,
+            _ => Tuning::Gpu,
+        };
+        Target::with_profile(
+            limits,
+            Profile {
+                tuning,
+                int64: false,
+                moves_64: tuning::moves_64_bit_words(),
+                forced: None,
+            },
+        )
+    }
+
+    pub(crate) fn with_profile(limits: wgpu::Limits, profile: Profile) -> Target {
+        Target {
+            window: limits.max_storage_buffer_binding_size,
+            align: u64::from(limits.min_storage_buffer_offset_alignment),
+            limits,
+            profile,
+        }
+    }
+
+    /// The same target whose device has [`wgpu::Features::SHADER_INT64`]
+    /// (`int64`) or not: with it, a CPU adapter's kernels move 64-bit words
+    /// where its host gains by it, and a GPU's general kernels divide with one
+    /// 64-bit multiply.
+    pub fn with_int64(mut self, int64: bool) -> Target {
+        self.profile.int64 = int64;
+        self
+    }
+
+    /// The same target binding at most `bytes` of a buffer at a time (never
+    /// more than its limit): larger tensors run as several dispatches, each
+    /// binding a window of each tensor.
+    pub fn with_max_binding(mut self, bytes: u64) -> Target {
+        self.window = bytes.min(self.limits.max_storage_buffer_binding_size);
+        self
+    }
+
+    /// The same target with the plans forced to `variant` where that family
+    /// can serve the layout ([`Gpu::with_variant`](crate::Gpu::with_variant)).
+    #[cfg(feature = "lab")]
+    pub fn with_variant(mut self, variant: Option<Variant>) -> Target {
+        self.profile.forced = variant;
+        self
+    }
+
+    /// The device's limits.
+    pub fn limits(&self) -> &wgpu::Limits {
+        &self.limits
+    }
+
+    /// The most bytes one storage binding holds.
+    pub fn max_binding(&self) -> u64 {
+        self.window
+    }
+}
