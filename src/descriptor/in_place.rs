@@ -15,8 +15,10 @@ use crate::descriptor::tensor::TensorDesc;
 /// element addresses, keep their values.
 ///
 /// The rules are [`ReverseSubsequences`]'s with `tensor` as both input and
-/// output: its strides must not let two elements share memory (no stride 0),
-/// since each element is read and written.
+/// output: its strides must not let two elements share memory, since each
+/// element is read and written. Ordered by stride, each dimension of size > 1
+/// steps past everything the smaller strides reach, so a stride 0 is refused on
+/// a dimension of size > 1 and changes nothing on one of size 1.
 ///
 /// ```
 /// # fn main() -> Result<(), revseq::Error> {

@@ -32,7 +32,7 @@ pub struct CompiledReverse {
     /// Input and output scratch buffers, for staged dispatches.
     pub(crate) scratch: Option<Held<[wgpu::Buffer; 2]>>,
     /// What in-place dispatches bind at the input's place
-    /// ([`Binding::Placeholder`](crate::plan::program::Binding)).
+    /// ([`Binding::Placeholder`](crate::program::Binding)).
     pub(crate) placeholder: Option<Held<wgpu::Buffer>>,
 }
 

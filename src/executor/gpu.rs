@@ -331,7 +331,7 @@ impl Gpu {
 
     /// What this device's plans are made for: its limits, the kind of adapter
     /// and its features, and the binding this `Gpu` keeps to
-    /// ([`Gpu::with_max_binding`]). [`program`](crate::plan::program::program) plans
+    /// ([`Gpu::with_max_binding`]). [`program`](crate::program::program) plans
     /// for it as [`Gpu::compile`] does.
     pub fn target(&self) -> Target {
         Target::with_profile(self.device().limits(), self.inner.profile)

@@ -11,7 +11,12 @@
 //! the buffers a kernel uses at `@group(0) @binding(0..k)`, in the order of
 //! [`Dispatch::bindings`], every one `read_write` (a pool that packs tensors
 //! into one buffer may bind two of them from it), then its uniform at
-//! `@binding(k)`. Shader modules may be made with bounds checks off: every
+//! `@binding(k)`. A module may also declare a buffer its entry point never
+//! uses (in place, a swap's input; the staging copy's lengths), past all of
+//! these, at `@binding(17)` or `@binding(18)`, and no dispatch fills it: build
+//! the layout from what the entry point uses (wgpu's automatic layout and
+//! cubecl do) or from [`Dispatch::bindings`], not from every declaration.
+//! Shader modules may be made with bounds checks off: every
 //! access stays inside its binding by the kernel's own arithmetic, whatever the
 //! contents of the tensors and lengths. The bounds test (`tests/bounds.rs`)
 //! holds revseq to it: the trace build records the index of every access as the
@@ -23,6 +28,20 @@
 //! executor may rely on this: each binding needs exactly the window
 //! [`Dispatch::bindings`] gives it, nothing past it is read or written, and a
 //! read that the kernel clamps (`arrayLength`) stays inside the binding too.
+//!
+//! Tensors past the target's binding ([`Target::max_binding`]) run as several
+//! dispatches, each binding a window of each tensor. Two numbers bound them:
+//! - the binding must hold, for each tensor, one element, the storage offset
+//!   alignment and a 4-byte word (`element bytes + min_storage_buffer_offset_alignment
+//!   + 4`, 268 bytes for 8-byte elements on a 256-byte alignment): below that the
+//!   plan is [`Error::TensorTooLarge`] on that tensor;
+//! - a program has at most [`MAX_DISPATCHES`] (65,536) dispatches, else
+//!   [`Error::TooManyDispatches`]. Pieces are as large as a window allows, so the
+//!   count is about the tensor's bytes over the binding's, plus a staged piece's
+//!   copies; but where lanes longer than a window pair with the input windows
+//!   they read (`runs`, `rows`), a piece whose axis spans W windows takes up to
+//!   W(W+1)/2 dispatches, so the count grows with the square of the tensor over
+//!   the binding. Bind as much as the device allows.
 
 use std::sync::{Arc, OnceLock};
 
@@ -40,6 +59,9 @@ use crate::plan::window::{Batch, Dispatch as Piece, Segments};
 use crate::plan::{plan, tensor_bytes, Mode, Planned};
 
 pub use crate::plan::target::Target;
+
+/// The most dispatches one program has ([`Error::TooManyDispatches`] past it).
+pub const MAX_DISPATCHES: usize = crate::plan::window::MAX_DISPATCHES;
 
 /// `desc` as a program for `target`: the dispatches
 /// [`Gpu::compile`](crate::Gpu::compile) records, validated as it

@@ -2,7 +2,7 @@
 //! adapter it is tuned for, and the features its kernels may use. A
 //! [`Gpu`](crate::Gpu) has one ([`Gpu::target`](crate::Gpu::target)); an
 //! executor of its own makes one for its device
-//! ([`program`](crate::plan::program::program)).
+//! ([`program`](crate::program::program)).
 
 #[cfg(feature = "lab")]
 use crate::kernels::variant::Variant;
@@ -71,7 +71,27 @@ impl Target {
 
     /// The same target binding at most `bytes` of a buffer at a time (never
     /// more than its limit): larger tensors run as several dispatches, each
-    /// binding a window of each tensor.
+    /// binding a window of each tensor. A plan needs a binding of at least one
+    /// element, the storage offset alignment and a word for each tensor, and
+    /// at most [`MAX_DISPATCHES`](crate::program::MAX_DISPATCHES) dispatches
+    /// ([`program`](crate::program) has both rules).
+    ///
+    /// ```
+    /// use revseq::program::{self, Target};
+    /// use revseq::{DataType, Error, ReverseSubsequences, TensorDesc};
+    /// let limits = wgpu::Limits::default(); // a 256-byte offset alignment
+    /// let tensor = TensorDesc::new(DataType::Float64, &[4, 100]);
+    /// let lengths = TensorDesc::new(DataType::Uint32, &[4, 1]);
+    /// let desc = ReverseSubsequences::new(tensor.clone(), lengths, tensor, 1);
+    /// let target = |bytes| Target::new(limits.clone(), wgpu::DeviceType::Cpu).with_max_binding(bytes);
+    /// // 8 + 256 + 4 bytes: the least binding for 8-byte elements.
+    /// assert!(program::program(&desc, &target(268)).is_ok());
+    /// assert!(matches!(
+    ///     program::program(&desc, &target(264)),
+    ///     Err(Error::TensorTooLarge { bytes: 268, limit: 264, .. })
+    /// ));
+    /// # Ok::<(), revseq::Error>(())
+    /// ```
     pub fn with_max_binding(mut self, bytes: u64) -> Target {
         self.window = bytes.min(self.limits.max_storage_buffer_binding_size);
         self

@@ -13,9 +13,10 @@
 //!
 //! What only a CPU adapter runs, which a GPU engineer may skip (each file says so
 //! in its first lines; `docs/tuning.md` has what each earns there):
-//! - 64-bit words (`access_bits`, `move_bits`, `host.rs`): `rows/rows_64.wgsl`,
-//!   `shared/storage_u64.wgsl`, and `shared/mul_high_u64.wgsl` in the kernels on
-//!   them;
+//! - 64-bit words (`access_bits`, `move_bits`, `host.rs`): `rows/rows_64.wgsl`
+//!   and `shared/storage_u64.wgsl` (`shared/mul_high_u64.wgsl`, which they
+//!   import, is not CPU-only: any device with `SHADER_INT64` divides with it,
+//!   a GPU's general kernels included);
 //! - the in-place walks (`walks_rows_in_place`, `walks_columns_in_place`):
 //!   `rows/swap.wgsl`, `gather/swap.wgsl`;
 //! - staged segments copied by buffer copies (`copies_by_buffer`);
