@@ -1,5 +1,6 @@
 //! The cutting on the host: every output element written once from its source,
-//! in host simulations of the kernels' windowed dispatches.
+//! and in place every pair swapped once, in host simulations of the kernels'
+//! windowed dispatches.
 
 use super::geometry::extent;
 use super::*;
@@ -517,4 +518,188 @@ fn a_window_without_room_for_one_element_names_the_binding() {
         "{error}"
     );
     assert!(error.to_string().contains("one storage binding"), "{error}");
+}
+
+/// The element offset `at` inside window `w` of elements `width` bytes wide,
+/// after the window's shift (mod 2^32, as the kernels add it): its index in
+/// the whole buffer, checked to lie inside the window.
+fn in_window(w: &Window, shift: u32, at: u64, width: u64, what: &str) -> u64 {
+    let index = u64::from(shift.wrapping_add(at as u32));
+    assert!(
+        at <= u64::from(u32::MAX) && (index + 1) * width <= w.size,
+        "{what}: element {at} + shift {shift} past a window of {} bytes",
+        w.size
+    );
+    w.offset / width + index
+}
+
+/// Simulates the in-place cut on the host: every pair `(t, L - 1 - t)` of every
+/// lane is swapped by exactly one dispatch, both ends inside the windows that
+/// dispatch binds (whole-lane pieces through the output binding; pairs of
+/// groups across windows, the back end through the input binding where it is a
+/// second window of the tensor), its lengths read inside the lengths window, and
+/// nothing else is touched. Returns the dispatches and how many were pairs of
+/// groups across windows.
+fn simulate_in_place(
+    layout: &Layout,
+    widths: [u64; 3],
+    window: u64,
+    align: u64,
+    lengths: &dyn Fn(u64) -> u32,
+) -> Result<(usize, usize), InPlaceRule> {
+    let dims = &layout.dims;
+    let [_, len_width, width] = widths;
+    let bytes = [0, 1, 2].map(|t| {
+        let stride = |d: &Dim| [d.output, d.lengths, d.output][t];
+        (extent(dims, stride) + 1) * widths[t]
+    });
+    let dispatches = cut(layout, widths, bytes, window, align, Cut::InPlace).unwrap()?;
+    let n = dims[layout.axis].size;
+    let mut swapped = std::collections::HashMap::new();
+    let mut across = 0;
+    for (k, d) in dispatches.iter().enumerate() {
+        for (t, w) in d.windows.iter().enumerate() {
+            if t == 0 && d.input == InputBinding::Placeholder {
+                assert_eq!(
+                    *w,
+                    Window {
+                        offset: 0,
+                        size: PLACEHOLDER_BYTES
+                    }
+                );
+                continue;
+            }
+            assert!(w.size <= window.min(MAX_WINDOW_BYTES), "{k}: window {w:?}");
+            assert!(
+                w.offset + w.size <= bytes[t].next_multiple_of(4),
+                "{k}: {w:?}"
+            );
+            assert_eq!(w.offset % align, 0, "{k}: {w:?}");
+        }
+        assert!(d.staging.is_none(), "in place never stages");
+        let piece = &d.layout;
+        let (pairs_across, back) = match d.input {
+            InputBinding::Tensor => (true, (&d.windows[0], d.shifts[0])),
+            _ => (!d.whole, (&d.windows[2], d.shifts[2])),
+        };
+        if pairs_across {
+            across += 1;
+            // Two writable windows of one buffer must not overlap.
+            if d.input == InputBinding::Tensor {
+                let [b, _, f] = d.windows;
+                assert!(
+                    f.offset + f.size <= b.offset || b.offset + b.size <= f.offset,
+                    "{k}: front {f:?} and back {b:?} overlap"
+                );
+            }
+        }
+        for e in 0..piece.element_count() {
+            let (mut rem, mut off, mut len, mut i) = (e, 0u64, 0u64, 0u32);
+            for (p, dim) in piece.dims.iter().enumerate().rev() {
+                let at = (rem % u64::from(dim.size)) as u32;
+                rem /= u64::from(dim.size);
+                len += u64::from(at) * dim.lengths;
+                match p == piece.axis {
+                    true => i = at,
+                    false => off += u64::from(at) * dim.output,
+                }
+            }
+            let lane = in_window(&d.windows[1], d.shifts[1], len, len_width, "lengths");
+            let l = lengths(lane).min(n);
+            let stride = piece.dims[piece.axis].output;
+            let (t, front) = match pairs_across {
+                // Offsets from the block's origin: absolute positions.
+                true => {
+                    let t = d.axis_start + i;
+                    (t, u64::from(t) * stride + off)
+                }
+                // Offsets from the piece's origin, which holds the whole axis.
+                false => (i, u64::from(i) * stride + off),
+            };
+            let m = match l.checked_sub(1 + t) {
+                Some(m) if t < m => m,
+                _ => continue,
+            };
+            if pairs_across && (m < d.positions[0] || m >= d.positions[1]) {
+                continue;
+            }
+            let back_at = front + u64::from(m - t) * stride;
+            let a = in_window(&d.windows[2], d.shifts[2], front, width, "front end");
+            let b = in_window(back.0, back.1, back_at, width, "back end");
+            assert_eq!(b - a, u64::from(m - t) * stride, "{k}: the pair's ends");
+            let previous = swapped.insert(a, b);
+            assert!(previous.is_none(), "{k}: element {a} swapped twice");
+        }
+    }
+    // Every pair of the whole layout, once.
+    let mut expected = 0;
+    for e in 0..layout.element_count() {
+        let (mut rem, mut at, mut len, mut t) = (e, 0u64, 0u64, 0u32);
+        for (p, dim) in dims.iter().enumerate().rev() {
+            let i = (rem % u64::from(dim.size)) as u32;
+            rem /= u64::from(dim.size);
+            at += u64::from(i) * dim.output;
+            len += u64::from(i) * dim.lengths;
+            if p == layout.axis {
+                t = i;
+            }
+        }
+        let l = lengths(len).min(n);
+        if t < l / 2 {
+            let back = at + u64::from(l - 1 - 2 * t) * dims[layout.axis].output;
+            assert_eq!(swapped.get(&at), Some(&back), "pair at element {at}");
+            expected += 1;
+        }
+    }
+    assert_eq!(swapped.len(), expected, "a swap of no pair");
+    Ok((dispatches.len(), across))
+}
+
+#[test]
+fn in_place_whole_lanes_and_pairs_across_windows_swap_every_pair_once() {
+    let lengths = |lane: u64| -> u32 {
+        match lane % 7 {
+            0 => 0,
+            1 => 1,
+            2 => u32::MAX,
+            3 => 4999,
+            _ => (lane * 2_654_435_761 % 6000) as u32,
+        }
+    };
+    let mut seen = [0; 2];
+    for (sizes, axis) in [
+        (&[10u32, 300][..], 1),
+        (&[300, 10][..], 0),
+        (&[5000][..], 0),
+        (&[3, 5000][..], 1),
+        (&[2000, 3][..], 0),
+        (&[4, 700, 5][..], 1),
+        (&[2, 3, 1500][..], 2),
+    ] {
+        for width in [1, 2, 4, 8, 16] {
+            for (window, align) in [(4096, 256), (16384, 256), (2048, 64), (1 << 20, 256)] {
+                let layout = layout(sizes, axis);
+                let (dispatches, across) =
+                    simulate_in_place(&layout, [width, 4, width], window, align, &lengths)
+                        .unwrap_or_else(|rule| {
+                            panic!("{sizes:?} axis {axis}, {width} B, {window}: {rule:?}")
+                        });
+                seen[usize::from(across > 0)] += 1;
+                assert!(across == 0 || across == dispatches);
+            }
+        }
+    }
+    // Both cuts ran: whole lanes, and pairs of groups across windows.
+    assert!(seen[0] > 10 && seen[1] > 10, "{seen:?}");
+}
+
+#[test]
+fn in_place_names_the_rule_a_tensor_breaks_where_no_cut_exists() {
+    // One position (with the 300 elements inside the axis) past half a window.
+    let layout = layout(&[8, 300], 0);
+    let error = simulate_in_place(&layout, [4, 4, 4], 2048, 256, &|_| 8).unwrap_err();
+    assert!(
+        matches!(error, InPlaceRule::PositionTooLarge { .. }),
+        "{error:?}"
+    );
 }
