@@ -20,7 +20,6 @@ pub(crate) mod copy;
 pub(crate) mod divisor;
 mod gather;
 mod general;
-mod in_place;
 mod key;
 pub(crate) mod params;
 mod rows;
@@ -39,7 +38,8 @@ use vector::{vector_sizes, VectorLayout};
 use crate::kernels::params::Params;
 use crate::kernels::shaders::{Kernel, Storage, WORKGROUP_SIZE};
 use crate::plan::layout::Layout;
-use crate::plan::tuning::{Profile, Tuning};
+use crate::plan::tuning::{self, Profile, Tuning};
+use crate::plan::Mode;
 
 /// The key fields a family's plan decides.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -137,42 +137,78 @@ families! {
 }
 
 impl Plan {
-    /// The plan for `layout` of `element_bytes`-byte elements on `device`;
+    /// The plan `mode` runs on `layout` of `element_bytes`-byte elements;
     /// `output_bytes` is the size of the output binding it writes through. The
     /// profile's forced family where it can serve the layout, else the fast
-    /// family the layout calls for, else `general`.
+    /// family the layout calls for, else `general`, which runs every layout.
+    /// Each family says what it runs in each mode: in place, its swap where
+    /// it has one for the layout (`docs/in-place.md`), walking rows from both
+    /// ends and longer columns (`gather`) only where the tuning walks them.
     pub(crate) fn new(
         layout: &Layout,
         element_bytes: u32,
         output_bytes: u64,
+        mode: Mode,
         profile: &Profile,
     ) -> Plan {
+        let rows = reverses_rows(layout);
+        let runs = !rows && same_along_runs(layout);
+        let in_place = mode == Mode::InPlace;
         let family = |variant| match variant {
             Variant::Rows => rows::plan(layout, element_bytes, profile)
-                .filter(|_| reverses_rows(layout))
+                .filter(|_| rows)
+                .and_then(|p| match in_place {
+                    true => p.in_place(profile),
+                    false => Some(p),
+                })
                 .map(Plan::Rows),
             Variant::Runs => runs::plan(layout, element_bytes, profile)
-                .filter(|_| !reverses_rows(layout) && same_along_runs(layout))
+                .filter(|_| runs)
+                .and_then(|p| match in_place {
+                    true => p.in_place(layout, element_bytes, profile.tuning),
+                    false => Some(p),
+                })
                 .map(Plan::Runs),
             Variant::Columns => columns::plan(layout, element_bytes, profile)
-                .filter(|_| !reverses_rows(layout))
+                .filter(|_| !rows)
+                .map(|p| match in_place {
+                    true => p.in_place(),
+                    false => p,
+                })
                 .map(Plan::Columns),
-            Variant::Gather => gather::plan(layout, element_bytes, profile)
-                .filter(|_| !reverses_rows(layout))
-                .map(Plan::Gather),
-            Variant::General => Some(Plan::general(layout, element_bytes, output_bytes, profile)),
+            Variant::Gather => match in_place {
+                true => gather::in_place(layout, element_bytes, profile),
+                false => gather::plan(layout, element_bytes, profile),
+            }
+            .filter(|_| !rows)
+            .map(Plan::Gather),
+            Variant::General => Some(Plan::general(
+                layout,
+                element_bytes,
+                output_bytes,
+                mode,
+                profile,
+            )),
         };
         if let Some(plan) = profile.forced.and_then(family) {
             return plan;
         }
-        let fast = if reverses_rows(layout) {
-            family(Variant::Rows)
-        } else if same_along_runs(layout) {
+        let walks =
+            |walks_in_place: fn(Tuning) -> bool| !in_place || walks_in_place(profile.tuning);
+        let fast = if rows {
+            walks(tuning::walks_rows_in_place)
+                .then(|| family(Variant::Rows))
+                .flatten()
+        } else if runs {
             family(Variant::Runs)
         } else {
-            family(Variant::Columns).or_else(|| family(Variant::Gather))
+            family(Variant::Columns).or_else(|| {
+                walks(tuning::walks_columns_in_place)
+                    .then(|| family(Variant::Gather))
+                    .flatten()
+            })
         };
-        fast.unwrap_or_else(|| Plan::general(layout, element_bytes, output_bytes, profile))
+        fast.unwrap_or_else(|| Plan::general(layout, element_bytes, output_bytes, mode, profile))
     }
 
     /// This plan on `piece`, a piece of the layout it was made for whose output
@@ -234,19 +270,43 @@ impl Plan {
         }
     }
 
-    /// The `general` plan, which runs every layout.
+    /// The `general` plan in `mode`, which runs every layout.
     pub(crate) fn general(
         layout: &Layout,
         element_bytes: u32,
         output_bytes: u64,
+        mode: Mode,
         profile: &Profile,
     ) -> Plan {
-        Plan::General(general::Plan::new(
+        Plan::General(match mode {
+            Mode::OutOfPlace => general::Plan::new(layout, element_bytes, output_bytes, profile),
+            Mode::InPlace => general::Plan::in_place(layout, profile),
+        })
+    }
+
+    /// `general`'s plan in place across windows (`src/plan/window/across.rs`),
+    /// each invocation walking `front_positions` of the front group, of
+    /// 16-byte vectors of runs where `vectors`.
+    pub(crate) fn general_across(
+        layout: &Layout,
+        element_bytes: u32,
+        front_positions: u32,
+        vectors: bool,
+        profile: &Profile,
+    ) -> Plan {
+        Plan::General(general::Plan::across(
             layout,
             element_bytes,
-            output_bytes,
+            front_positions,
+            vectors,
             profile,
         ))
+    }
+
+    /// Whether a piece in place across windows moves 16-byte vectors of runs
+    /// (`general::across_vectors`).
+    pub(crate) fn across_vectors(layout: &Layout, shifts: [u32; 3], element_bytes: u32) -> bool {
+        general::across_vectors(layout, shifts, element_bytes)
     }
 
     pub(crate) fn fields(&self) -> Fields {

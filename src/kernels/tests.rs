@@ -48,6 +48,7 @@ fn plan_of(input: TensorDesc, output: TensorDesc, axis: u32, cpu: bool) -> Plan 
         &Layout::canonical(&desc),
         data_type.size_in_bytes(),
         desc.output.min_size_in_bytes(),
+        Mode::OutOfPlace,
         device(cpu),
     )
 }
@@ -196,7 +197,8 @@ fn runs_interleave_their_vectors_on_a_cpu_when_a_run_fills_the_group() {
         );
         desc.validate().unwrap();
         let layout = Layout::canonical(&desc);
-        match Plan::new(&layout, 4, desc.output.min_size_in_bytes(), device(cpu)) {
+        let output_bytes = desc.output.min_size_in_bytes();
+        match Plan::new(&layout, 4, output_bytes, Mode::OutOfPlace, device(cpu)) {
             Plan::Runs(p) => (p, layout),
             other => panic!("{other:?}"),
         }
@@ -263,7 +265,13 @@ fn a_cpu_moves_64_bit_words_where_they_pay() {
         tensor,
         1,
     );
-    let p = Plan::new(&Layout::canonical(&desc), 4, 100 * 64 * 4, &plain);
+    let p = Plan::new(
+        &Layout::canonical(&desc),
+        4,
+        100 * 64 * 4,
+        Mode::OutOfPlace,
+        &plain,
+    );
     assert_eq!(p.fields().access_bits, 32);
 }
 
@@ -278,7 +286,13 @@ fn the_general_kernels_multiply_in_64_bits_on_a_gpu_that_has_them() {
             tensor,
             1,
         );
-        let p = Plan::new(&Layout::canonical(&desc), 1, 10 * 63, profile);
+        let p = Plan::new(
+            &Layout::canonical(&desc),
+            1,
+            10 * 63,
+            Mode::OutOfPlace,
+            profile,
+        );
         assert_eq!(p.variant(), Variant::General);
         p.fields().wide_multiply
     };
@@ -308,10 +322,11 @@ fn where_64_bit_words_move_slower_only_the_kernels_that_compute_keep_them() {
         }
         let desc = ReverseSubsequences::new(tensor.clone(), lengths, tensor, axis);
         let (layout, bytes) = (Layout::canonical(&desc), data_type.size_in_bytes());
-        let p = match in_place {
-            true => Plan::in_place(&layout, bytes, &host),
-            false => Plan::new(&layout, bytes, desc.output.min_size_in_bytes(), &host),
+        let mode = match in_place {
+            true => Mode::InPlace,
+            false => Mode::OutOfPlace,
         };
+        let p = Plan::new(&layout, bytes, desc.output.min_size_in_bytes(), mode, &host);
         (p.variant(), p.fields().access_bits)
     };
     // Kernels that only move words: runs, and rows and gathers of 8- and

@@ -59,7 +59,7 @@ pub(crate) fn plan(
     let element_bytes = desc.input.data_type().size_in_bytes();
     let profile = &target.profile;
     let output_bytes = bytes[2].next_multiple_of(4);
-    let family = choose(&layout, element_bytes, output_bytes, mode, profile);
+    let family = Plan::new(&layout, element_bytes, output_bytes, mode, profile);
     let cut = match mode {
         // `runs` walks pieces of whole positions against each input window,
         // moving every run once and nothing else, where the tuning walks its
@@ -104,32 +104,11 @@ pub(crate) fn plan(
     })
 }
 
-/// The family `mode` runs on `layout` (`output_bytes` the binding it writes
-/// through).
-fn choose(
-    layout: &Layout,
-    element_bytes: u32,
-    output_bytes: u64,
-    mode: Mode,
-    profile: &Profile,
-) -> Plan {
-    match mode {
-        Mode::OutOfPlace => Plan::new(layout, element_bytes, output_bytes, profile),
-        Mode::InPlace => Plan::in_place(layout, element_bytes, profile),
-    }
-}
-
-/// The general kernels' plan in `mode`, which runs every layout.
-fn general(desc: &ReverseSubsequences, mode: Mode, dispatch: &Dispatch, profile: &Profile) -> Plan {
-    match mode {
-        Mode::OutOfPlace => Plan::general(
-            &dispatch.layout,
-            desc.input.data_type().size_in_bytes(),
-            dispatch.windows[2].size,
-            profile,
-        ),
-        Mode::InPlace => Plan::general_in_place(&dispatch.layout, profile),
-    }
+/// The general kernels' plan in `mode` for `piece`, which runs every layout.
+fn general(desc: &ReverseSubsequences, mode: Mode, piece: &Dispatch, profile: &Profile) -> Plan {
+    let element_bytes = desc.input.data_type().size_in_bytes();
+    let output_bytes = piece.windows[2].size;
+    Plan::general(&piece.layout, element_bytes, output_bytes, mode, profile)
 }
 
 /// A plan per piece under one key: `family` (chosen for `layout`, or for the
@@ -151,7 +130,7 @@ fn pieces(
     // the family is the one of that layout, the first piece's.
     let family = match &dispatches[0] {
         d if d.staging.is_some() => {
-            choose(&d.layout, element_bytes, d.windows[2].size, mode, profile)
+            Plan::new(&d.layout, element_bytes, d.windows[2].size, mode, profile)
         }
         _ => family,
     };
