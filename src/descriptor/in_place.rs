@@ -62,14 +62,19 @@ impl ReverseInPlace {
     /// The out-of-place operator this reverses like, from `tensor` into itself,
     /// validated.
     pub(crate) fn operator(&self) -> Result<ReverseSubsequences, Error> {
-        let operator = ReverseSubsequences::new(
+        let operator = self.as_operator();
+        operator.validate().map_err(name_the_tensor)?;
+        Ok(operator)
+    }
+
+    /// [`operator`](Self::operator), not validated: for one already planned.
+    pub(crate) fn as_operator(&self) -> ReverseSubsequences {
+        ReverseSubsequences::new(
             self.tensor.clone(),
             self.sequence_lengths.clone(),
             self.tensor.clone(),
             self.axis,
-        );
-        operator.validate().map_err(name_the_tensor)?;
-        Ok(operator)
+        )
     }
 
     /// The operator in place on a packed typed slice of `len` elements and

@@ -5,7 +5,7 @@
 //! `record` then only binds and dispatches the program's dispatches.
 
 use crate::descriptor::error::Error;
-use crate::descriptor::in_place::{name_the_tensor, ReverseInPlace};
+use crate::descriptor::in_place::ReverseInPlace;
 use crate::descriptor::operator::ReverseSubsequences;
 use crate::executor::compiled::CompiledReverse;
 use crate::executor::compiled_in_place::CompiledInPlace;
@@ -15,13 +15,12 @@ use crate::executor::pipeline::Pipeline;
 use crate::executor::uniform::{params_stride, uniform};
 use crate::plan::program::Program;
 use crate::plan::window::PLACEHOLDER_BYTES;
-use crate::plan::Mode;
 
 pub(crate) async fn compile(
     gpu: &Gpu,
     desc: &ReverseSubsequences,
 ) -> Result<CompiledReverse, Error> {
-    let program = Program::new(desc, Mode::OutOfPlace, &gpu.target())?;
+    let program = Program::out_of_place(desc, &gpu.target())?;
     build(gpu, desc, program).await
 }
 
@@ -31,9 +30,8 @@ pub(crate) async fn compile_in_place(
     gpu: &Gpu,
     in_place: &ReverseInPlace,
 ) -> Result<CompiledInPlace, Error> {
-    let desc = &in_place.operator()?;
-    let program = Program::new(desc, Mode::InPlace, &gpu.target()).map_err(name_the_tensor)?;
-    let inner = build(gpu, desc, program).await?;
+    let program = Program::in_place(in_place, &gpu.target())?;
+    let inner = build(gpu, &in_place.as_operator(), program).await?;
     Ok(CompiledInPlace {
         desc: in_place.clone(),
         inner,

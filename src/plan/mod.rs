@@ -58,6 +58,7 @@ pub(crate) fn plan(
     let layout = Layout::canonical(desc);
     let element_bytes = desc.input.data_type().size_in_bytes();
     let profile = &target.profile;
+    let binding = target.binding();
     let output_bytes = bytes[2].next_multiple_of(4);
     let family = Plan::new(&layout, element_bytes, output_bytes, mode, profile);
     let cut = match mode {
@@ -66,24 +67,17 @@ pub(crate) fn plan(
         // lanes: no copies through scratch.
         Mode::OutOfPlace => Cut::OutOfPlace {
             walk_windows: family.pair_lanes(&layout).is_some_and(|lanes| {
-                tuning::walks_windows(profile.tuning, lanes, bytes[2], target.window)
+                tuning::walks_windows(profile.tuning, lanes, bytes[2], binding)
             }),
         },
         Mode::InPlace => Cut::InPlace,
     };
-    let dispatches = window::cut(
-        &layout,
-        widths(desc),
-        bytes,
-        target.window,
-        target.align,
-        cut,
-    )?
-    .map_err(|rule| Error::InPlaceTooLarge {
-        bytes: bytes[2],
-        limit: target.window.min(window::MAX_WINDOW_BYTES) & !3,
-        rule,
-    })?;
+    let dispatches = window::cut(&layout, widths(desc), bytes, binding, target.align, cut)?
+        .map_err(|rule| Error::InPlaceTooLarge {
+            bytes: bytes[2],
+            limit: binding,
+            rule,
+        })?;
     let plans = match mode == Mode::InPlace && !dispatches[0].whole {
         true => across(desc, &layout, &dispatches, profile),
         false => pieces(desc, mode, &layout, family, &dispatches, profile),

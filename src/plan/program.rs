@@ -84,14 +84,14 @@ pub const MAX_DISPATCHES: usize = crate::plan::window::MAX_DISPATCHES;
 /// # Ok::<(), revseq::Error>(())
 /// ```
 pub fn program(desc: &ReverseSubsequences, target: &Target) -> Result<Program, Error> {
-    Program::new(desc, Mode::OutOfPlace, target)
+    Program::out_of_place(desc, target)
 }
 
 /// `desc` in place as a program for `target`: the dispatches
 /// [`Gpu::compile_in_place`](crate::Gpu::compile_in_place) records. The
 /// tensor is [`TensorRole::Tensor`], read and written where it lies.
 pub fn program_in_place(desc: &ReverseInPlace, target: &Target) -> Result<Program, Error> {
-    Program::new(&desc.operator()?, Mode::InPlace, target).map_err(name_the_tensor)
+    Program::in_place(desc, target)
 }
 
 /// The operator as kernels and the dispatches that run them, in order: the
@@ -122,14 +122,25 @@ pub struct Program {
 }
 
 impl Program {
-    /// Plans `desc` (validated here) in `mode` for `target`, on the host.
-    pub(crate) fn new(
+    /// Plans `desc`, validated here, for `target`.
+    pub(crate) fn out_of_place(
         desc: &ReverseSubsequences,
-        mode: Mode,
         target: &Target,
     ) -> Result<Program, Error> {
-        let limits = target.limits();
         desc.validate()?;
+        Program::new(desc, Mode::OutOfPlace, target)
+    }
+
+    /// Plans `desc` for `target`: the operator from the tensor into itself,
+    /// validated once, its errors naming the tensor.
+    pub(crate) fn in_place(desc: &ReverseInPlace, target: &Target) -> Result<Program, Error> {
+        let operator = desc.operator()?;
+        Program::new(&operator, Mode::InPlace, target).map_err(name_the_tensor)
+    }
+
+    /// Plans `desc`, validated, in `mode` for `target`, on the host.
+    fn new(desc: &ReverseSubsequences, mode: Mode, target: &Target) -> Result<Program, Error> {
+        let limits = target.limits();
         let bytes = tensor_bytes(desc, limits)?;
         let Planned {
             layout,

@@ -7,6 +7,7 @@
 #[cfg(feature = "lab")]
 use crate::kernels::variant::Variant;
 use crate::plan::tuning::{self, Profile, Tuning};
+use crate::plan::window::MAX_WINDOW_BYTES;
 
 /// What a plan is made for: a device's limits, the kind of adapter (a CPU
 /// adapter's plan differs from a GPU's, `docs/tuning.md`) and whether its
@@ -103,6 +104,12 @@ impl Target {
     pub fn with_variant(mut self, variant: Option<Variant>) -> Target {
         self.profile.forced = variant;
         self
+    }
+
+    /// The bytes a plan binds at most: [`max_binding`](Self::max_binding) in
+    /// whole words, within the 2^32 bytes a kernel's u32 offsets reach.
+    pub(crate) fn binding(&self) -> u64 {
+        self.window.min(MAX_WINDOW_BYTES) & !3
     }
 
     /// The device's limits.

@@ -185,7 +185,6 @@ pub(crate) struct Batch {
 /// Whether every tensor, `bytes` long, fits one binding of `window` bytes, or the
 /// tensor has no elements: one dispatch binds them whole.
 pub(crate) fn fits_one_binding(layout: &Layout, bytes: [u64; 3], window: u64) -> bool {
-    let window = window.min(MAX_WINDOW_BYTES) & !3;
     layout.element_count() == 0 || bytes.iter().all(|b| b.next_multiple_of(4) <= window)
 }
 
@@ -212,8 +211,9 @@ pub(crate) fn whole(layout: &Layout, bytes: [u64; 3]) -> Dispatch {
 /// Cuts the operator on `layout` as `cut` asks: the dispatches, or in place
 /// the rule the tensor breaks where no cut exists. `widths` are the bytes per
 /// element of input, sequence lengths and output, `bytes` their tensors' sizes;
-/// `window` is the most bytes one binding may hold and `align` the storage
-/// offset alignment.
+/// `window` is the most bytes one binding may hold (whole words, within
+/// [`MAX_WINDOW_BYTES`]: `Target::binding`) and `align` the storage offset
+/// alignment.
 pub(crate) fn cut(
     layout: &Layout,
     widths: [u64; 3],
@@ -222,6 +222,7 @@ pub(crate) fn cut(
     align: u64,
     cut: Cut,
 ) -> Result<Result<Vec<Dispatch>, InPlaceRule>, Error> {
+    debug_assert!(window.is_multiple_of(4) && window <= MAX_WINDOW_BYTES);
     match cut {
         Cut::OutOfPlace { walk_windows } => {
             split(layout, widths, bytes, window, align, walk_windows).map(Ok)
@@ -248,7 +249,6 @@ fn in_place(
     if fits_one_binding(layout, bytes, window) {
         return Ok(Ok(vec![whole(layout, bytes)]));
     }
-    let window = window.min(MAX_WINDOW_BYTES) & !3;
     let outline = outline(layout, widths, bytes, window, align);
     if let Ok(outline) = &outline {
         if outline.reach().whole {
@@ -297,7 +297,6 @@ fn split(
     if fits_one_binding(layout, bytes, window) {
         return Ok(vec![whole(layout, bytes)]);
     }
-    let window = window.min(MAX_WINDOW_BYTES) & !3;
     let outline = outline(layout, widths, bytes, window, align);
     // Pieces whose sources fit one window; or, for a kernel that walks a piece's
     // positions, pieces of whole positions paired with input windows of whole
