@@ -13,8 +13,8 @@ use crate::executor::device_lock::Held;
 use crate::executor::gpu::Gpu;
 use crate::executor::pipeline::Pipeline;
 use crate::executor::uniform::{params_stride, uniform};
+use crate::plan::cut::PLACEHOLDER_BYTES;
 use crate::plan::program::Program;
-use crate::plan::window::PLACEHOLDER_BYTES;
 
 pub(crate) async fn compile(
     gpu: &Gpu,

@@ -31,7 +31,7 @@ pub(crate) struct Parts {
 
 /// `dispatch` in parts of at most `budget` output bytes (as evenly as its
 /// workgroups allow) and `max` workgroups; none where it visits no more.
-pub(crate) fn cut(dispatch: &Dispatch, budget: u64, max: u32) -> Vec<Part> {
+pub(crate) fn divide(dispatch: &Dispatch, budget: u64, max: u32) -> Vec<Part> {
     let (visited, groups) = (dispatch.output_bytes(), dispatch.groups);
     if visited <= budget || groups <= 1 {
         return Vec::new();
@@ -64,7 +64,7 @@ impl CompiledReverse {
             .iter()
             .map(|d| match by_buffer && d.copy.is_some() {
                 true => Vec::new(),
-                false => cut(d, budget, max),
+                false => divide(d, budget, max),
             })
             .collect();
         let params: Vec<Params> = dispatches
@@ -120,15 +120,15 @@ mod tests {
     /// the per-dimension limit, and their bytes add up to the dispatch's.
     #[test]
     fn parts_cover_every_workgroup_once_within_the_budget() {
-        assert!(cut(&dispatch(100, 4096), 4096, 65_535).is_empty());
-        assert!(cut(&dispatch(1, 1 << 20), 4096, 65_535).is_empty());
+        assert!(divide(&dispatch(100, 4096), 4096, 65_535).is_empty());
+        assert!(divide(&dispatch(1, 1 << 20), 4096, 65_535).is_empty());
         for (groups, bytes, budget, max) in [
             (100, 1 << 20, 4096, 65_535),
             (1000, 1 << 20, 300_000, 65_535),
             (1000, 1 << 30, 4 << 20, 65_535),
             (100_000, 1 << 20, 1 << 19, 16),
         ] {
-            let parts = cut(&dispatch(groups, bytes), budget, max);
+            let parts = divide(&dispatch(groups, bytes), budget, max);
             assert!(
                 parts.len() > 1,
                 "{groups} groups, {bytes} bytes in {budget}"

@@ -9,7 +9,7 @@ use crate::descriptor::error::Error;
 use crate::executor::device_lock::DeviceLock;
 use crate::executor::scope::Scope;
 use crate::kernels::copy::Copying;
-use crate::kernels::shaders::{Kernel, Source};
+use crate::kernels::shaders::{KernelFile, Source};
 use crate::kernels::PipelineKey;
 
 /// A pipeline the cache builds: an operator's, or the staging copy's.
@@ -136,7 +136,7 @@ pub(crate) fn compute_pipeline(
         label: Some(label),
         layout: Some(layout),
         module,
-        entry_point: Some(Kernel::ENTRY_POINT),
+        entry_point: Some(KernelFile::ENTRY_POINT),
         compilation_options: wgpu::PipelineCompilationOptions {
             constants,
             // No kernel of the operator uses workgroup memory.

@@ -5,7 +5,6 @@
 use crate::descriptor::error::Error;
 use crate::executor::device_lock::Held;
 use crate::executor::gpu::Gpu;
-use crate::executor::scope::capture;
 use crate::kernels::params::{Params, PARAMS_SIZE};
 
 /// `params`, [`params_stride`] bytes apart, in one uniform buffer labelled
@@ -23,11 +22,12 @@ pub(crate) async fn uniform(
         uniform[i * stride..i * stride + PARAMS_SIZE as usize]
             .copy_from_slice(bytemuck::bytes_of(&params));
     }
-    let buffer = capture(gpu.device(), context, || {
+    // Scoped, so that an error wgpu reports because the device was lost
+    // meanwhile (the buffer destroyed before its unmap) is `DeviceLost`.
+    let buffer = gpu.scoped(context, || {
         gpu.buffer_init(label, &uniform, wgpu::BufferUsages::UNIFORM, context)
-    })
-    .await;
-    buffer.and_then(|buffer| buffer)
+    });
+    buffer.await.and_then(|buffer| buffer)
 }
 
 /// The `Params` at index `i` of `uniform`, `stride` bytes apart.

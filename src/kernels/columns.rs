@@ -13,7 +13,7 @@ use super::{
 };
 use crate::kernels::divisor::Divisor;
 use crate::kernels::params::Params;
-use crate::kernels::shaders::{Kernel, Storage};
+use crate::kernels::shaders::{KernelFile, Storage};
 use crate::plan::layout::Layout;
 use crate::plan::tuning::{self, Profile, COLUMN_ROWS};
 
@@ -96,9 +96,9 @@ impl Family for Plan {
 
 /// The family's WGSL files, and its kernels among them.
 const FILES: &[(&str, &str)] = wgsl!["columns/columns",];
-const COLUMNS: Kernel = Kernel::new("columns/columns", FILES);
+const COLUMNS: KernelFile = KernelFile::new("columns/columns", FILES);
 
-pub(super) fn kernel(key: &PipelineKey) -> (Kernel, Storage) {
+pub(super) fn kernel(key: &PipelineKey) -> (KernelFile, Storage) {
     (COLUMNS, Storage::of(key.vector_bytes, key.access_bits))
 }
 

@@ -1,14 +1,14 @@
 //! The staging copy: a staged piece's segments between the caller's bindings and
-//! the scratch buffers (`src/plan/window/staged.rs`), one dispatch per batch of
+//! the scratch buffers (`src/plan/cut/staged.rs`), one dispatch per batch of
 //! segments that a window holds, under the operator's bind group layout, so that
 //! the caller's buffers need `STORAGE` alone.
 
 use crate::kernels::divisor::Divisor;
 use crate::kernels::params::Params;
-use crate::kernels::shaders::{Kernel, Source, Storage};
+use crate::kernels::shaders::{KernelFile, Source, Storage};
 use crate::plan::tuning::{self, Profile, Tuning};
 
-const COPY: Kernel = Kernel::new("copy/copy", wgsl!["copy/copy"]);
+const COPY: KernelFile = KernelFile::new("copy/copy", wgsl!["copy/copy"]);
 
 /// How an operator's staging copies run: its tuning, and how they hold the
 /// tensors (the `storage` slot): 16-byte vectors where every segment of every
@@ -91,7 +91,7 @@ pub(crate) enum Direction {
 /// start of each binding to the first segment and from one segment to the next,
 /// in the caller's window and in scratch.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Segments {
+pub(crate) struct BatchLayout {
     pub(crate) count: u32,
     pub(crate) bytes: u64,
     pub(crate) caller: [u64; 2],
@@ -101,7 +101,7 @@ pub(crate) struct Segments {
 /// The `Params` of the copy of `segments`, and its invocations; `None` where
 /// they do not fit a u32.
 pub(crate) fn params(
-    segments: Segments,
+    segments: BatchLayout,
     direction: Direction,
     copying: Copying,
 ) -> Option<(Params, u32)> {
@@ -169,7 +169,7 @@ mod tests {
             for (name, value) in constants(tuning) {
                 values.insert(name.to_string(), value);
             }
-            let stage = Some((naga::ShaderStage::Compute, Kernel::ENTRY_POINT));
+            let stage = Some((naga::ShaderStage::Compute, KernelFile::ENTRY_POINT));
             let (specialised, _) =
                 naga::back::pipeline_constants::process_overrides(&module, &info, stage, &values)
                     .unwrap_or_else(|e| panic!("{tuning:?}: {e}"));

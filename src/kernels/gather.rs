@@ -11,7 +11,7 @@ use super::Variant;
 use super::{family_keys, vector_sizes, Family, Fields, PipelineKey, VectorLayout, Walk, WIDTHS};
 use crate::kernels::divisor::Divisor;
 use crate::kernels::params::Params;
-use crate::kernels::shaders::{Kernel, Storage};
+use crate::kernels::shaders::{KernelFile, Storage};
 use crate::plan::layout::Layout;
 use crate::plan::tuning::{self, Profile, Tuning, GATHER_BAND_VECS};
 
@@ -137,11 +137,11 @@ const FILES: &[(&str, &str)] = wgsl![
     "gather/blocks",
     "gather/swap",
 ];
-const GATHER: Kernel = Kernel::new("gather/gather", FILES);
-const GATHER_NARROW: Kernel = Kernel::new("gather/gather_narrow", FILES);
-const SWAP: Kernel = Kernel::new("gather/swap", FILES);
+const GATHER: KernelFile = KernelFile::new("gather/gather", FILES);
+const GATHER_NARROW: KernelFile = KernelFile::new("gather/gather_narrow", FILES);
+const SWAP: KernelFile = KernelFile::new("gather/swap", FILES);
 
-pub(super) fn kernel(key: &PipelineKey) -> (Kernel, Storage) {
+pub(super) fn kernel(key: &PipelineKey) -> (KernelFile, Storage) {
     let storage = Storage::of(key.vector_bytes, key.access_bits);
     let kernel = match storage {
         _ if key.in_place => SWAP,

@@ -17,7 +17,7 @@ use super::Variant;
 use super::{family_keys, words_only, Family, Fields, PipelineKey, Walk, WIDTHS};
 use crate::kernels::divisor::Divisor;
 use crate::kernels::params::Params;
-use crate::kernels::shaders::{Kernel, Storage};
+use crate::kernels::shaders::{KernelFile, Storage};
 use crate::plan::layout::Layout;
 use crate::plan::tuning::{self, Profile};
 
@@ -107,7 +107,7 @@ impl Plan {
         }
     }
 
-    /// In place across windows (`src/plan/window/across.rs`): the layout is a front
+    /// In place across windows (`src/plan/cut/across.rs`): the layout is a front
     /// group of positions (its first dimension, the axis) and the dimensions
     /// inside the axis; one invocation per unit of those and `front_positions`
     /// front positions, each swapping the pairs its positions make with the back
@@ -225,7 +225,7 @@ impl Across {
             for d in 0..last {
                 params.out_strides[d] /= per;
             }
-            // A window's shift may be negative, wrapped (`src/plan/window/across.rs`):
+            // A window's shift may be negative, wrapped (`src/plan/cut/across.rs`):
             // divided as unsigned, it lost its wrap and indexed 2^30 units away.
             let units = |shift: u32| (shift as i32 / per as i32) as u32;
             params.out_shift = units(params.out_shift);
@@ -259,17 +259,17 @@ const FILES: &[(&str, &str)] = wgsl![
     "general/unit_vec2",
     "general/unit_vec4",
 ];
-const ELEMENTS: Kernel = Kernel::new("general/elements", FILES);
-const SUBWORDS: Kernel = Kernel::new("general/subwords", FILES);
-const SWAP: Kernel = Kernel::new("general/swap", FILES);
-const SWAP_SUBWORDS: Kernel = Kernel::new("general/swap_subwords", FILES);
-const SWAP_PAIRS: Kernel = Kernel::new("general/swap_pairs", FILES);
-const SWAP_PAIRS_SUBWORDS: Kernel = Kernel::new("general/swap_pairs_subwords", FILES);
+const ELEMENTS: KernelFile = KernelFile::new("general/elements", FILES);
+const SUBWORDS: KernelFile = KernelFile::new("general/subwords", FILES);
+const SWAP: KernelFile = KernelFile::new("general/swap", FILES);
+const SWAP_SUBWORDS: KernelFile = KernelFile::new("general/swap_subwords", FILES);
+const SWAP_PAIRS: KernelFile = KernelFile::new("general/swap_pairs", FILES);
+const SWAP_PAIRS_SUBWORDS: KernelFile = KernelFile::new("general/swap_pairs_subwords", FILES);
 
 /// 1- and 2-byte elements merge into 32-bit words; wider ones move whole. In
 /// place across windows, units move whole (16-byte vectors of runs, or elements
 /// of 4 bytes and more), and 1- and 2-byte elements by XOR.
-pub(super) fn kernel(key: &PipelineKey) -> (Kernel, Storage) {
+pub(super) fn kernel(key: &PipelineKey) -> (KernelFile, Storage) {
     if key.writes_input() {
         return match (key.vector_bytes, key.element_bytes) {
             (16, _) | (_, 16) => (SWAP_PAIRS, Storage::Vec4),

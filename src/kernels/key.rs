@@ -11,7 +11,7 @@ pub enum Walk {
     /// Every source of the piece lies in its input binding: no walk.
     None,
     /// A windowed piece of whole axis positions paired with an input window
-    /// (`src/plan/window/`): a `runs` invocation walks the positions of its run
+    /// (`src/plan/cut/`): a `runs` invocation walks the positions of its run
     /// whose sources the window holds; `rows` writes the vectors of a lane longer
     /// than a window whose sources it holds (`rows/window.wgsl`).
     Window,
@@ -21,7 +21,7 @@ pub enum Walk {
     /// pipeline holds only the walk it runs.
     WindowByLane,
     /// In place, a group of a lane's positions paired with another
-    /// (`src/plan/window/across.rs`): `general` swaps the pairs with an end in each
+    /// (`src/plan/cut/across.rs`): `general` swaps the pairs with an end in each
     /// (`general/swap_pairs.wgsl`), writing through its input binding where the
     /// groups lie in two windows.
     Across,

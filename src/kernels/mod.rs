@@ -36,7 +36,7 @@ pub use key::{PipelineKey, Walk};
 use vector::{vector_sizes, VectorLayout};
 
 use crate::kernels::params::Params;
-use crate::kernels::shaders::{Kernel, Storage, WORKGROUP_SIZE};
+use crate::kernels::shaders::{KernelFile, Storage, WORKGROUP_SIZE};
 use crate::plan::layout::Layout;
 use crate::plan::tuning::{self, Profile, Tuning};
 use crate::plan::Mode;
@@ -94,7 +94,7 @@ macro_rules! families {
         }
 
         /// The kernel and storage of `key`.
-        pub(crate) fn kernel(key: &PipelineKey) -> (Kernel, Storage) {
+        pub(crate) fn kernel(key: &PipelineKey) -> (KernelFile, Storage) {
             match key.variant {
                 $(Variant::$variant => $room::kernel(key),)*
             }
@@ -233,7 +233,7 @@ impl Plan {
     }
 
     /// The plan walking the positions of windowed pieces paired with input
-    /// windows (`src/plan/window/`), on an axis of `axis_size` positions, made on
+    /// windows (`src/plan/cut/`), on an axis of `axis_size` positions, made on
     /// `first`, the cut's first piece, for every piece to be fitted to
     /// ([`Plan::fit`]): `runs` walks each piece's positions in each invocation,
     /// `rows` writes the vectors of its lane whose sources the window owns
@@ -284,7 +284,7 @@ impl Plan {
         })
     }
 
-    /// `general`'s plan in place across windows (`src/plan/window/across.rs`),
+    /// `general`'s plan in place across windows (`src/plan/cut/across.rs`),
     /// each invocation walking `front_positions` of the front group, of
     /// 16-byte vectors of runs where `vectors`.
     pub(crate) fn general_across(

@@ -3,7 +3,7 @@
 //! offsets), and how one dispatch fills it.
 
 use crate::kernels::divisor::Divisor;
-use crate::plan::window::{Dispatch, InputBinding};
+use crate::plan::cut::{InputBinding, Piece};
 
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
@@ -47,7 +47,7 @@ pub(crate) const PARAMS_SIZE: u64 = std::mem::size_of::<Params>() as u64;
 impl Params {
     /// The layout and window fields of one dispatch over an axis of `axis_size`
     /// positions; the kernel family fills in the rest.
-    pub(crate) fn for_dispatch(dispatch: &Dispatch, axis_size: u32) -> Params {
+    pub(crate) fn for_dispatch(dispatch: &Piece, axis_size: u32) -> Params {
         let mut params = Params {
             in_shift: dispatch.shifts[0],
             len_shift: dispatch.shifts[1],
@@ -62,7 +62,7 @@ impl Params {
             interleave: 1,
             ..bytemuck::Zeroable::zeroed()
         };
-        // Every stride of a piece fits a u32: its offsets do (`src/plan/window/`).
+        // Every stride of a piece fits a u32: its offsets do (`src/plan/cut/`).
         for (d, dim) in dispatch.layout.dims.iter().enumerate() {
             params.sizes[d] = dim.size;
             params.size_divisors[d] = Divisor::new(dim.size);

@@ -6,7 +6,7 @@
 //! row is whole words but not whole vectors (`rows/rows_narrow.wgsl`).
 //!
 //! A lane longer than a binding window runs in pieces, each paired with the
-//! input windows of the lane (`src/plan/window/`): `rows/window.wgsl` writes, in each
+//! input windows of the lane (`src/plan/cut/`): `rows/window.wgsl` writes, in each
 //! pair, the vectors whose sources that window owns, a fixed grid striding over
 //! them.
 
@@ -17,7 +17,7 @@ use super::{
 };
 use crate::kernels::divisor::Divisor;
 use crate::kernels::params::Params;
-use crate::kernels::shaders::{Kernel, Storage};
+use crate::kernels::shaders::{KernelFile, Storage};
 use crate::plan::layout::Layout;
 use crate::plan::tuning::{self, Profile, Tuning};
 
@@ -183,13 +183,13 @@ const FILES: &[(&str, &str)] = wgsl![
     "rows/mirror_narrow",
     "rows/swap",
 ];
-const ROWS: Kernel = Kernel::new("rows/rows", FILES);
-const ROWS_NARROW: Kernel = Kernel::new("rows/rows_narrow", FILES);
-const ROWS_64: Kernel = Kernel::new("rows/rows_64", FILES);
-const WINDOW: Kernel = Kernel::new("rows/window", FILES);
-const SWAP: Kernel = Kernel::new("rows/swap", FILES);
+const ROWS: KernelFile = KernelFile::new("rows/rows", FILES);
+const ROWS_NARROW: KernelFile = KernelFile::new("rows/rows_narrow", FILES);
+const ROWS_64: KernelFile = KernelFile::new("rows/rows_64", FILES);
+const WINDOW: KernelFile = KernelFile::new("rows/window", FILES);
+const SWAP: KernelFile = KernelFile::new("rows/swap", FILES);
 
-pub(super) fn kernel(key: &PipelineKey) -> (Kernel, Storage) {
+pub(super) fn kernel(key: &PipelineKey) -> (KernelFile, Storage) {
     let storage = Storage::of(key.vector_bytes, key.access_bits);
     let kernel = match storage {
         _ if key.in_place => SWAP,

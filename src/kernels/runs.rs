@@ -11,7 +11,7 @@ use super::{
 };
 use crate::kernels::divisor::Divisor;
 use crate::kernels::params::Params;
-use crate::kernels::shaders::{Kernel, Storage};
+use crate::kernels::shaders::{KernelFile, Storage};
 use crate::plan::layout::Layout;
 use crate::plan::tuning::{self, Profile, Tuning};
 
@@ -205,10 +205,10 @@ impl Family for Plan {
 
 /// The family's WGSL files, and its kernels among them.
 const FILES: &[(&str, &str)] = wgsl!["runs/runs", "runs/swap", "runs/interleave"];
-const RUNS: Kernel = Kernel::new("runs/runs", FILES);
-const SWAP: Kernel = Kernel::new("runs/swap", FILES);
+const RUNS: KernelFile = KernelFile::new("runs/runs", FILES);
+const SWAP: KernelFile = KernelFile::new("runs/swap", FILES);
 
-pub(super) fn kernel(key: &PipelineKey) -> (Kernel, Storage) {
+pub(super) fn kernel(key: &PipelineKey) -> (KernelFile, Storage) {
     let kernel = if key.in_place { SWAP } else { RUNS };
     (kernel, Storage::of(key.vector_bytes, key.access_bits))
 }

@@ -1,4 +1,4 @@
-//! The WGSL sources: the shared files under `shaders/`, what a [`Kernel`] and its
+//! The WGSL sources: the shared files under `shaders/`, what a [`KernelFile`] and its
 //! slots are, and the preprocessor that pastes a kernel's imports. The families'
 //! own files come with their kernels (`src/kernels/`).
 //!
@@ -22,7 +22,7 @@ pub const WORKGROUP_SIZE: u32 = 256;
 
 /// The files every kernel may import, by the name `#import` gives them: the
 /// shared ones, and the trace build's. A family's own files come with its
-/// [`Kernel`]s.
+/// [`KernelFile`]s.
 const SHARED: &[(&str, &str)] = &[
     (
         "shared/params",
@@ -74,19 +74,22 @@ const SHARED: &[(&str, &str)] = &[
 /// files, which it may import besides the shared ones (`shaders/shared/`). The
 /// families make theirs (`src/kernels/`).
 #[derive(Clone, Copy, Debug)]
-pub struct Kernel {
+pub struct KernelFile {
     file: &'static str,
     files: &'static [(&'static str, &'static str)],
 }
 
-impl Kernel {
+impl KernelFile {
     /// The entry point of every kernel.
     pub const ENTRY_POINT: &'static str = "main";
 
     /// The kernel in `file` (as `#import` names it: `rows/rows`), one of `files`,
     /// (name, WGSL) pairs.
-    pub const fn new(file: &'static str, files: &'static [(&'static str, &'static str)]) -> Kernel {
-        Kernel { file, files }
+    pub const fn new(
+        file: &'static str,
+        files: &'static [(&'static str, &'static str)],
+    ) -> KernelFile {
+        KernelFile { file, files }
     }
 
     /// The file with its entry point, as `#import` names it.
@@ -104,28 +107,28 @@ impl Kernel {
 }
 
 // A kernel is its file: the family's files come with it.
-impl PartialEq for Kernel {
-    fn eq(&self, other: &Kernel) -> bool {
+impl PartialEq for KernelFile {
+    fn eq(&self, other: &KernelFile) -> bool {
         self.file == other.file
     }
 }
 
-impl Eq for Kernel {}
+impl Eq for KernelFile {}
 
-impl std::hash::Hash for Kernel {
+impl std::hash::Hash for KernelFile {
     fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
         self.file.hash(state);
     }
 }
 
-impl PartialOrd for Kernel {
-    fn partial_cmp(&self, other: &Kernel) -> Option<std::cmp::Ordering> {
+impl PartialOrd for KernelFile {
+    fn partial_cmp(&self, other: &KernelFile) -> Option<std::cmp::Ordering> {
         Some(self.cmp(other))
     }
 }
 
-impl Ord for Kernel {
-    fn cmp(&self, other: &Kernel) -> std::cmp::Ordering {
+impl Ord for KernelFile {
+    fn cmp(&self, other: &KernelFile) -> std::cmp::Ordering {
         self.file.cmp(other.file)
     }
 }
@@ -174,7 +177,7 @@ impl Storage {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Source {
     /// The kernel.
-    pub kernel: Kernel,
+    pub kernel: KernelFile,
     /// How the tensors are stored (`storage`).
     pub storage: Storage,
     /// The family's slots: (slot, file) pairs.

@@ -26,10 +26,10 @@ use crate::executor::gpu::Gpu;
 use crate::executor::pipeline::{compute_pipeline, Pipeline};
 use crate::executor::scope::{block_on, Scope};
 use crate::kernels::params::PARAMS_SIZE;
-use crate::kernels::shaders::{Kernel, Source, Storage, WORKGROUP_SIZE};
+use crate::kernels::shaders::{KernelFile, Source, Storage, WORKGROUP_SIZE};
 use crate::lab::simt::{Access, Kind};
+use crate::plan::cut::PLACEHOLDER_BYTES;
 use crate::plan::program::{Binding, Dispatch, Program};
-use crate::plan::window::PLACEHOLDER_BYTES;
 
 /// The most records one dispatch's slice of the trace buffer holds: 16 MiB.
 const CAPACITY: u64 = 1 << 20;
@@ -357,7 +357,7 @@ pub fn trace_wgsl(
     every: u32,
 ) -> Result<Trace, Error> {
     let source = Source {
-        kernel: Kernel::new("test/kernel", &[]),
+        kernel: KernelFile::new("test/kernel", &[]),
         storage,
         slots: &[],
         wide_multiply: false,

@@ -8,9 +8,9 @@ use crate::kernels::copy::{self, Copying, Direction};
 use crate::kernels::params::Params;
 use crate::kernels::shaders::WORKGROUP_SIZE;
 use crate::kernels::Plan;
+use crate::plan::cut::{Batch, InputBinding, Piece, Staging, Window};
 use crate::plan::layout::Layout;
 use crate::plan::program::{Binding, Dispatch, StagingCopy, COPY, OPERATOR};
-use crate::plan::window::{self, Batch, InputBinding, Staging, Window};
 use crate::plan::Mode;
 
 /// Each piece's dispatch with its `plan`'s `Params` (over an axis of `layout`'s),
@@ -32,7 +32,7 @@ impl Making<'_> {
     pub(crate) fn dispatches(
         &self,
         plans: &[Plan],
-        pieces: &[window::Dispatch],
+        pieces: &[Piece],
     ) -> Result<Vec<Dispatch>, Error> {
         let axis_size = self.layout.dims[self.layout.axis].size;
         let mut dispatches = Vec::new();
@@ -108,7 +108,7 @@ impl Making<'_> {
     /// The copies of a staged `piece`'s segments in `direction`, one a batch.
     fn copies(
         &self,
-        piece: &window::Dispatch,
+        piece: &Piece,
         staging: &Staging,
         direction: Direction,
     ) -> Result<Vec<Dispatch>, Error> {
@@ -125,7 +125,7 @@ impl Making<'_> {
         };
         let dispatch = |batch: &Batch| {
             let first = u64::from(batch.first);
-            let moved = copy::Segments {
+            let moved = copy::BatchLayout {
                 count: batch.count,
                 bytes: segments.bytes,
                 caller: [

@@ -17,7 +17,7 @@ pub(crate) struct Layout {
 }
 
 /// Strides are u64: a tensor may be larger than 4 GiB. A kernel sees only the
-/// layout of one window (`src/plan/window/`), whose strides fit a u32.
+/// layout of one window (`src/plan/cut/`), whose strides fit a u32.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Dim {
     pub(crate) size: u32,

@@ -1,9 +1,10 @@
 //! The plan of a descriptor, on the host, in either mode: its canonical layout,
 //! the family chosen for it, the pieces the cut makes of it as the family
-//! needs (`window/`), the family's plan fitted to each (`src/kernels/`) and the one
+//! needs (`cut/`), the family's plan fitted to each (`src/kernels/`) and the one
 //! pipeline key they run under; then the program (`program.rs`), the dispatches
 //! every executor walks. Nothing here touches the device.
 
+pub(crate) mod cut;
 pub(crate) mod dispatches;
 pub(crate) mod layout;
 pub mod program;
@@ -13,15 +14,14 @@ pub(crate) mod target;
     expect(unreachable_pub, reason = "the laboratory (`lab`) reaches these")
 )]
 pub(crate) mod tuning;
-pub(crate) mod window;
 
 use crate::descriptor::error::Error;
 use crate::descriptor::operator::ReverseSubsequences;
 use crate::kernels::{PipelineKey, Plan, Walk};
 use crate::plan::layout::Layout;
 use crate::plan::target::Target;
+use cut::{Cut, Piece};
 use tuning::Profile;
-use window::{Cut, Dispatch};
 
 /// Whether a plan writes into a second tensor or into the input's own memory
 /// (the operator from a tensor into itself, `src/descriptor/in_place.rs`).
@@ -35,7 +35,7 @@ pub(crate) enum Mode {
 /// the one pipeline key they run under.
 pub(crate) struct Planned {
     pub(crate) layout: Layout,
-    pub(crate) dispatches: Vec<Dispatch>,
+    pub(crate) dispatches: Vec<Piece>,
     pub(crate) plans: Vec<Plan>,
     pub(crate) key: PipelineKey,
 }
@@ -61,7 +61,7 @@ pub(crate) fn plan(
     let binding = target.binding();
     let output_bytes = bytes[2].next_multiple_of(4);
     let family = Plan::new(&layout, element_bytes, output_bytes, mode, profile);
-    let cut = match mode {
+    let needs = match mode {
         // `runs` walks pieces of whole positions against each input window,
         // moving every run once and nothing else, where the tuning walks its
         // lanes: no copies through scratch.
@@ -72,7 +72,7 @@ pub(crate) fn plan(
         },
         Mode::InPlace => Cut::InPlace,
     };
-    let dispatches = window::cut(&layout, widths(desc), bytes, binding, target.align, cut)?
+    let dispatches = cut::cut(&layout, widths(desc), bytes, binding, target.align, needs)?
         .map_err(|rule| Error::InPlaceTooLarge {
             bytes: bytes[2],
             limit: binding,
@@ -99,7 +99,7 @@ pub(crate) fn plan(
 }
 
 /// The general kernels' plan in `mode` for `piece`, which runs every layout.
-fn general(desc: &ReverseSubsequences, mode: Mode, piece: &Dispatch, profile: &Profile) -> Plan {
+fn general(desc: &ReverseSubsequences, mode: Mode, piece: &Piece, profile: &Profile) -> Plan {
     let element_bytes = desc.input.data_type().size_in_bytes();
     let output_bytes = piece.windows[2].size;
     Plan::general(&piece.layout, element_bytes, output_bytes, mode, profile)
@@ -115,7 +115,7 @@ fn pieces(
     mode: Mode,
     layout: &Layout,
     family: Plan,
-    dispatches: &[Dispatch],
+    dispatches: &[Piece],
     profile: &Profile,
 ) -> Vec<Plan> {
     let element_bytes = desc.input.data_type().size_in_bytes();
@@ -154,7 +154,7 @@ fn pieces(
 fn across(
     desc: &ReverseSubsequences,
     layout: &Layout,
-    dispatches: &[Dispatch],
+    dispatches: &[Piece],
     profile: &Profile,
 ) -> Vec<Plan> {
     let element_bytes = desc.input.data_type().size_in_bytes();
@@ -201,7 +201,7 @@ fn widths(desc: &ReverseSubsequences) -> [u64; 3] {
 /// `family` fitted to `dispatch`'s piece, where it runs it from a
 /// vector-aligned start: the whole axis in one window, or a windowed pair the
 /// plan walks.
-fn fit(family: Plan, dispatch: &Dispatch, element_bytes: u32, profile: &Profile) -> Option<Plan> {
+fn fit(family: Plan, dispatch: &Piece, element_bytes: u32, profile: &Profile) -> Option<Plan> {
     let plan = family.fit(
         &dispatch.layout,
         element_bytes,
@@ -216,7 +216,7 @@ fn fit(family: Plan, dispatch: &Dispatch, element_bytes: u32, profile: &Profile)
 }
 
 /// The pipeline key of `plan` on `dispatch`.
-fn key_of(desc: &ReverseSubsequences, plan: &Plan, dispatch: &Dispatch) -> PipelineKey {
+fn key_of(desc: &ReverseSubsequences, plan: &Plan, dispatch: &Piece) -> PipelineKey {
     let fields = plan.fields();
     let lengths = desc.sequence_lengths.data_type();
     PipelineKey {

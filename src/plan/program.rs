@@ -50,18 +50,18 @@ use crate::descriptor::in_place::{name_the_tensor, ReverseInPlace};
 use crate::descriptor::operator::ReverseSubsequences;
 use crate::kernels::copy::{Copying, Direction};
 use crate::kernels::params::Params;
-use crate::kernels::shaders::{Kernel as Entry, Source, WORKGROUP_SIZE};
+use crate::kernels::shaders::{KernelFile, Source, WORKGROUP_SIZE};
 use crate::kernels::variant::Variant;
 use crate::kernels::{PipelineKey, Walk};
+use crate::plan::cut::{Batch, Piece, Segments};
 use crate::plan::dispatches::Making;
 use crate::plan::tuning;
-use crate::plan::window::{Batch, Dispatch as Piece, Segments};
 use crate::plan::{plan, tensor_bytes, Mode, Planned};
 
 pub use crate::plan::target::Target;
 
 /// The most dispatches one program has ([`Error::TooManyDispatches`] past it).
-pub const MAX_DISPATCHES: usize = crate::plan::window::MAX_DISPATCHES;
+pub const MAX_DISPATCHES: usize = crate::plan::cut::MAX_DISPATCHES;
 
 /// `desc` as a program for `target`: the dispatches
 /// [`Gpu::compile`](crate::Gpu::compile) records, validated as it
@@ -275,7 +275,7 @@ impl Kernel {
         });
         Kernel {
             wgsl,
-            entry_point: Entry::ENTRY_POINT,
+            entry_point: KernelFile::ENTRY_POINT,
             workgroup_size: [WORKGROUP_SIZE, 1, 1],
             digest,
         }

@@ -6,8 +6,8 @@
 
 #[cfg(feature = "lab")]
 use crate::kernels::variant::Variant;
+use crate::plan::cut::MAX_WINDOW_BYTES;
 use crate::plan::tuning::{self, Profile, Tuning};
-use crate::plan::window::MAX_WINDOW_BYTES;
 
 /// What a plan is made for: a device's limits, the kind of adapter (a CPU
 /// adapter's plan differs from a GPU's, `docs/tuning.md`) and whether its
@@ -28,7 +28,7 @@ pub struct Target {
     pub(crate) limits: wgpu::Limits,
     pub(crate) profile: Profile,
     /// Bytes one storage binding may hold: the limit's, or lower.
-    pub(crate) window: u64,
+    pub(crate) max_binding: u64,
     /// The storage offset alignment: where a binding may start.
     pub(crate) align: u64,
 }
@@ -54,7 +54,7 @@ impl Target {
 
     pub(crate) fn with_profile(limits: wgpu::Limits, profile: Profile) -> Target {
         Target {
-            window: limits.max_storage_buffer_binding_size,
+            max_binding: limits.max_storage_buffer_binding_size,
             align: u64::from(limits.min_storage_buffer_offset_alignment),
             limits,
             profile,
@@ -94,7 +94,7 @@ impl Target {
     /// # Ok::<(), revseq::Error>(())
     /// ```
     pub fn with_max_binding(mut self, bytes: u64) -> Target {
-        self.window = bytes.min(self.limits.max_storage_buffer_binding_size);
+        self.max_binding = bytes.min(self.limits.max_storage_buffer_binding_size);
         self
     }
 
@@ -109,7 +109,7 @@ impl Target {
     /// The bytes a plan binds at most: [`max_binding`](Self::max_binding) in
     /// whole words, within the 2^32 bytes a kernel's u32 offsets reach.
     pub(crate) fn binding(&self) -> u64 {
-        self.window.min(MAX_WINDOW_BYTES) & !3
+        self.max_binding.min(MAX_WINDOW_BYTES) & !3
     }
 
     /// The device's limits.
@@ -119,6 +119,6 @@ impl Target {
 
     /// The most bytes one storage binding holds.
     pub fn max_binding(&self) -> u64 {
-        self.window
+        self.max_binding
     }
 }

@@ -40,10 +40,19 @@ fn every_readme_snippet_is_an_excerpt_of_code_that_runs() {
         "revseq-burn/src",
         "revseq-burn/import-onnx",
     ];
-    for dir in dirs.into_iter().take(if burn { dirs.len() } else { 2 }) {
-        for entry in std::fs::read_dir(format!("{root}/{dir}")).unwrap() {
+    // Every `.rs` file under each folder, its subfolders' too (`src/` has a
+    // folder per layer).
+    let mut folders: Vec<std::path::PathBuf> = dirs
+        .into_iter()
+        .take(if burn { dirs.len() } else { 2 })
+        .map(|dir| std::path::Path::new(root).join(dir))
+        .collect();
+    while let Some(folder) = folders.pop() {
+        for entry in std::fs::read_dir(folder).unwrap() {
             let path = entry.unwrap().path();
-            if path.extension().is_some_and(|e| e == "rs") {
+            if path.is_dir() {
+                folders.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
                 let text = std::fs::read_to_string(&path).unwrap();
                 // Doctest lines lose their `///` (or `//!`) and `# `.
                 let code: String = text

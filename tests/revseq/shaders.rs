@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use revseq::shaders::{Kernel, Source, Storage};
+use revseq::shaders::{KernelFile, Source, Storage};
 use revseq::PipelineKey;
 
 /// A validator with no optional capability but 64-bit integers for the sources
@@ -42,7 +42,7 @@ fn specialise(
     let (specialised, specialised_info) = naga::back::pipeline_constants::process_overrides(
         module,
         info,
-        Some((naga::ShaderStage::Compute, Kernel::ENTRY_POINT)),
+        Some((naga::ShaderStage::Compute, KernelFile::ENTRY_POINT)),
         &constants,
     )
     .unwrap_or_else(|e| panic!("{key:?}: {e}"));
@@ -55,7 +55,7 @@ fn specialise(
         &naga::back::spv::Options::default(),
         Some(&naga::back::spv::PipelineOptions {
             shader_stage: naga::ShaderStage::Compute,
-            entry_point: Kernel::ENTRY_POINT.to_string(),
+            entry_point: KernelFile::ENTRY_POINT.to_string(),
         }),
     )
     .unwrap_or_else(|e| panic!("{key:?}: {e}"));
@@ -86,7 +86,7 @@ fn every_specialisation_parses_validates_and_translates() {
     }
     assert_eq!(checked, PipelineKey::all().count());
     // Every kernel, with every storage it takes.
-    let kernels: BTreeSet<(Kernel, Storage)> =
+    let kernels: BTreeSet<(KernelFile, Storage)> =
         by_source.keys().map(|s| (s.kernel, s.storage)).collect();
     // general/elements and general/swap take three of them each (words, vec2
     // and vec4 elements), runs/swap three (words, vec4, 64-bit words), rows/swap

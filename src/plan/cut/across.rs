@@ -11,7 +11,7 @@
 //! positions is swapped by the one dispatch of its two groups.
 
 use super::geometry::{extent, indices};
-use super::{Dispatch, InputBinding, Window, MAX_DISPATCHES};
+use super::{InputBinding, Piece, Window, MAX_DISPATCHES};
 use crate::descriptor::error::{Error, InPlaceRule};
 use crate::plan::layout::{Dim, Layout};
 
@@ -26,7 +26,7 @@ pub(super) fn across(
     [_, len_width, width]: [u64; 3],
     window: u64,
     align: u64,
-) -> Result<Result<Vec<Dispatch>, InPlaceRule>, Error> {
+) -> Result<Result<Vec<Piece>, InPlaceRule>, Error> {
     let align = align.max(16).next_power_of_two();
     let (axis, dims) = (layout.axis, &layout.dims);
     let inner = &dims[axis + 1..];
@@ -89,7 +89,7 @@ impl Blocks<'_> {
     /// Appends the dispatches of the block at `index` of the dimensions outside
     /// the axis: a pair of groups each, front at or before back, where some
     /// length swaps a position of one with a position of the other.
-    fn block(&self, index: &[u32], out: &mut Vec<Dispatch>) -> Result<(), Error> {
+    fn block(&self, index: &[u32], out: &mut Vec<Piece>) -> Result<(), Error> {
         let (axis, dims) = (self.layout.axis, &self.layout.dims);
         let at = |stride: fn(&Dim) -> u64| -> u64 {
             index
@@ -124,7 +124,7 @@ impl Blocks<'_> {
     /// The dispatch that swaps the pairs with one end at the positions `front`
     /// and the other at `back` of the block whose origins (tensor, lengths, in
     /// elements) are `origins`.
-    fn dispatch(&self, origins: [u64; 2], front: [u32; 2], back: [u32; 2]) -> Dispatch {
+    fn dispatch(&self, origins: [u64; 2], front: [u32; 2], back: [u32; 2]) -> Piece {
         let (axis, dims) = (self.layout.axis, &self.layout.dims);
         let [width, len_width] = self.widths;
         let [reach, len_reach] = self.reaches;
@@ -154,7 +154,7 @@ impl Blocks<'_> {
             ..dims[axis]
         }];
         piece.extend_from_slice(&dims[axis + 1..]);
-        Dispatch {
+        Piece {
             layout: Layout {
                 axis: 0,
                 dims: piece,

@@ -77,7 +77,7 @@ pub(crate) struct Window {
 
 /// One dispatch: a piece of the output and the windows it binds.
 #[derive(Clone, Debug)]
-pub(crate) struct Dispatch {
+pub(crate) struct Piece {
     /// The piece, with offsets relative to its origin in each tensor. When the piece
     /// holds a single position of an axis cut further out, the axis is its first
     /// dimension, of size 1.
@@ -190,8 +190,8 @@ pub(crate) fn fits_one_binding(layout: &Layout, bytes: [u64; 3], window: u64) ->
 
 /// The one dispatch of a tensor that fits one binding ([`fits_one_binding`]):
 /// every tensor, `bytes` long, bound whole.
-pub(crate) fn whole(layout: &Layout, bytes: [u64; 3]) -> Dispatch {
-    Dispatch {
+pub(crate) fn whole(layout: &Layout, bytes: [u64; 3]) -> Piece {
+    Piece {
         layout: layout.clone(),
         windows: bytes.map(|b| Window {
             offset: 0,
@@ -221,7 +221,7 @@ pub(crate) fn cut(
     window: u64,
     align: u64,
     cut: Cut,
-) -> Result<Result<Vec<Dispatch>, InPlaceRule>, Error> {
+) -> Result<Result<Vec<Piece>, InPlaceRule>, Error> {
     debug_assert!(window.is_multiple_of(4) && window <= MAX_WINDOW_BYTES);
     match cut {
         Cut::OutOfPlace { walk_windows } => {
@@ -245,7 +245,7 @@ fn in_place(
     bytes: [u64; 3],
     window: u64,
     align: u64,
-) -> Result<Result<Vec<Dispatch>, InPlaceRule>, Error> {
+) -> Result<Result<Vec<Piece>, InPlaceRule>, Error> {
     if fits_one_binding(layout, bytes, window) {
         return Ok(Ok(vec![whole(layout, bytes)]));
     }
@@ -263,7 +263,7 @@ fn in_place(
 
 /// In-place dispatches with the placeholder at the input's place, but where a
 /// pair's groups lie apart (the back group's window is bound there).
-fn bind_placeholder(mut dispatches: Vec<Dispatch>) -> Vec<Dispatch> {
+fn bind_placeholder(mut dispatches: Vec<Piece>) -> Vec<Piece> {
     for dispatch in dispatches
         .iter_mut()
         .filter(|d| d.input != InputBinding::Tensor)
@@ -291,7 +291,7 @@ fn split(
     window: u64,
     align: u64,
     walk_windows: bool,
-) -> Result<Vec<Dispatch>, Error> {
+) -> Result<Vec<Piece>, Error> {
     // A tensor without elements binds nothing, however far its lengths or strides
     // reach: one dispatch with no work, which `record` skips.
     if fits_one_binding(layout, bytes, window) {

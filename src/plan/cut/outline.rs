@@ -4,7 +4,7 @@
 //! position's begin, else ranges of input offsets from the piece's origin.
 
 use super::geometry::{cut, extent, indices};
-use super::{Dispatch, InputBinding, Window, MAX_DISPATCHES};
+use super::{InputBinding, Piece, Window, MAX_DISPATCHES};
 use crate::descriptor::error::{Error, TensorRole};
 use crate::plan::layout::{Dim, Layout};
 
@@ -42,7 +42,7 @@ struct PieceCut {
 /// The output cut into pieces, before any is paired with its input windows.
 pub(super) struct Outline {
     cut: PieceCut,
-    pieces: Vec<Piece>,
+    pieces: Vec<OutlinedPiece>,
     widths: [u64; 3],
     window: u64,
 }
@@ -91,7 +91,7 @@ pub(super) fn outline(
         let mut first = 0;
         while first < dims[c.cut].size {
             let size = c.group.min(dims[c.cut].size - first);
-            pieces.push(Piece::new(layout, &c, &index, first, size));
+            pieces.push(OutlinedPiece::new(layout, &c, &index, first, size));
             first += size;
         }
     }
@@ -106,7 +106,7 @@ pub(super) fn outline(
 impl Outline {
     /// How the pieces read their sources.
     pub(super) fn reach(&self) -> Reach {
-        let windows = |p: &Piece| p.windows(&self.cut, self.widths[0], self.window);
+        let windows = |p: &OutlinedPiece| p.windows(&self.cut, self.widths[0], self.window);
         Reach {
             whole: self
                 .pieces
@@ -117,7 +117,7 @@ impl Outline {
     }
 
     /// Each piece with every input window that may hold its sources.
-    pub(super) fn dispatches(&self) -> Result<Vec<Dispatch>, Error> {
+    pub(super) fn dispatches(&self) -> Result<Vec<Piece>, Error> {
         let mut dispatches = Vec::new();
         for piece in &self.pieces {
             piece.dispatch(&self.cut, self.widths, self.window, &mut dispatches)?;
@@ -206,7 +206,7 @@ impl PieceCut {
 
 /// A piece before its input windows: positions `first..first + size` of the cut
 /// dimension at `index` of the dimensions outside it.
-struct Piece {
+struct OutlinedPiece {
     layout: Layout,
     /// Elements from the start of each tensor to the piece's origin; the input's
     /// at axis position 0.
@@ -221,8 +221,8 @@ struct Piece {
     whole_axis: bool,
 }
 
-impl Piece {
-    fn new(layout: &Layout, c: &PieceCut, index: &[u32], first: u32, size: u32) -> Piece {
+impl OutlinedPiece {
+    fn new(layout: &Layout, c: &PieceCut, index: &[u32], first: u32, size: u32) -> OutlinedPiece {
         let (dims, axis, cut) = (&layout.dims, layout.axis, c.cut);
         let n = dims[axis].size;
         let at = |d: usize| if d == cut { first } else { index[d] };
@@ -259,7 +259,7 @@ impl Piece {
             })
             .sum::<u64>();
         let len_extent = extent(&piece, |d| d.lengths);
-        Piece {
+        OutlinedPiece {
             layout: Layout {
                 axis: piece_axis,
                 dims: piece,
@@ -297,7 +297,7 @@ impl Piece {
         c: &PieceCut,
         widths: [u64; 3],
         window: u64,
-        out: &mut Vec<Dispatch>,
+        out: &mut Vec<Piece>,
     ) -> Result<(), Error> {
         let dispatches = match self.windows(c, widths[0], window) {
             Windows::One => {
@@ -330,10 +330,10 @@ impl Piece {
         input: Window,
         in_shift: u32,
         writes: Writes,
-    ) -> Dispatch {
+    ) -> Piece {
         let (lengths, len_shift) = c.region(self.origins[1], self.extents[1], len_width);
         let (output, out_shift) = c.region(self.origins[2], self.extents[2], out_width);
-        Dispatch {
+        Piece {
             layout: self.layout.clone(),
             windows: [input, lengths, output],
             shifts: [in_shift, len_shift, out_shift],
@@ -359,7 +359,7 @@ impl Piece {
     /// neither are skipped. Downwards: the window of a lane's first positions
     /// comes last, after the one that copies the vector its reversed bytes merge
     /// into.
-    fn position_windows(&self, c: &PieceCut, widths: [u64; 3]) -> Vec<Dispatch> {
+    fn position_windows(&self, c: &PieceCut, widths: [u64; 3]) -> Vec<Piece> {
         let in_width = widths[0];
         let in_axis = self.layout.dims[self.layout.axis].input;
         let n = self.n;
@@ -391,7 +391,7 @@ impl Piece {
 
     /// Input windows of `room` elements each; a source's offset from the piece's
     /// origin says which.
-    fn offset_windows(&self, c: &PieceCut, widths: [u64; 3]) -> Vec<Dispatch> {
+    fn offset_windows(&self, c: &PieceCut, widths: [u64; 3]) -> Vec<Piece> {
         let in_width = widths[0];
         let origin = self.origins[0];
         let chunk = c.room / in_width;

@@ -4,7 +4,7 @@
 //! window of their own.
 
 use super::geometry::{extent, fits, indices};
-use super::{Batch, Dispatch, InputBinding, Segments, Staging, Window, MAX_DISPATCHES};
+use super::{Batch, InputBinding, Piece, Segments, Staging, Window, MAX_DISPATCHES};
 use crate::plan::layout::{Dim, Layout};
 
 /// The staged pieces of `layout`. `None` where no cut exists or a segment is not
@@ -15,7 +15,7 @@ pub(super) fn staged(
     widths: [u64; 3],
     window: u64,
     align: u64,
-) -> Option<Vec<Dispatch>> {
+) -> Option<Vec<Piece>> {
     let align = align.max(16).next_power_of_two();
     let others: Vec<usize> = (0..layout.rank()).filter(|&d| d != layout.axis).collect();
     let (k, group) = (0..others.len())
@@ -124,7 +124,7 @@ impl StagedCut<'_> {
     /// The staged dispatch of positions `first..first + size` of the cut
     /// dimension at `index` of the fixed ones; `None` where its segments are not
     /// whole words or its output segments carry other bytes.
-    fn dispatch(&self, index: &[u32], first: u32, size: u32) -> Option<Dispatch> {
+    fn dispatch(&self, index: &[u32], first: u32, size: u32) -> Option<Piece> {
         let dims = &self.layout.dims;
         let [in_width, _, out_width] = self.widths;
         let n = dims[self.layout.axis].size;
@@ -149,7 +149,7 @@ impl StagedCut<'_> {
             offset: 0,
             size: u64::from(n) * bytes,
         };
-        Some(Dispatch {
+        Some(Piece {
             layout: Layout {
                 axis: 0,
                 dims: piece,
