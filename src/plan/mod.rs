@@ -3,6 +3,25 @@
 //! needs (`cut/`), the family's plan fitted to each (`src/kernels/`) and the one
 //! pipeline key they run under; then the program (`program.rs`), the dispatches
 //! every executor walks. Nothing here touches the device.
+//!
+//! The plan's words, each with one meaning:
+//! - *lane*: the elements along the axis at one index of the other dimensions;
+//!   its *length* `L` the sequence length read for it.
+//! - *pair*: in place, the elements `t` and `L − 1 − t` a lane swaps. Out of
+//!   place, a piece walked against one input window is a *piece-window pair*.
+//! - *binding*: the bytes one storage binding holds at most
+//!   ([`Target::binding`](target::Target)); a *window*: the byte range of a
+//!   caller's buffer (or scratch) one dispatch binds.
+//! - *cut* (`cut/`): the output made into *pieces*, each one dispatch
+//!   (a staged piece also its copies); *staged*: a piece copied into scratch,
+//!   run there and copied back, a *segment* per axis position, a *batch* of
+//!   segments per copy dispatch.
+//! - *group*: in place across windows, consecutive axis positions of one
+//!   *block* (one index of the dimensions outside the axis) bound in one
+//!   window; a dispatch swaps the pairs of two groups.
+//! - *steps*: the units (vectors, positions, words) one invocation takes.
+//! - *dispatch* ([`program::Dispatch`]): one kernel launch of the program;
+//!   *part*: a range of a dispatch's workgroups that `run` submits alone.
 
 pub(crate) mod cut;
 pub(crate) mod dispatches;
