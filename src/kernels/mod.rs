@@ -37,6 +37,7 @@ use vector::{vector_sizes, VectorLayout};
 
 use crate::kernels::params::Params;
 use crate::kernels::shaders::{KernelFile, Storage, WORKGROUP_SIZE};
+use crate::plan::cut::Cut;
 use crate::plan::layout::Layout;
 use crate::plan::tuning::{self, Profile, Tuning};
 use crate::plan::Mode;
@@ -260,13 +261,35 @@ impl Plan {
         }
     }
 
-    /// Where `runs` could walk windowed pairs of `layout` (`tuning::walks_windows`):
-    /// its lanes (runs per position) and the invocations a walk run by run starts.
-    pub(crate) fn pair_lanes(&self, layout: &Layout) -> Option<[u64; 2]> {
+    /// What this family, chosen for `layout` in `mode`, needs of the cut
+    /// (`src/plan/cut/`), with the output `output_bytes` long and `binding` bytes
+    /// bound at a time: in place, pieces of whole lanes or pairs of groups;
+    /// out of place, pieces of whole positions walked against each input window
+    /// where `runs` walks them (`tuning::walks_windows`: its lanes, runs per
+    /// position, and the invocations a walk run by run starts), moving every
+    /// run once with no copies through scratch.
+    pub(crate) fn needs(
+        &self,
+        layout: &Layout,
+        mode: Mode,
+        output_bytes: u64,
+        binding: u64,
+        tuning: Tuning,
+    ) -> Cut {
         let positions = layout.dims[layout.axis].size;
-        match self {
-            Plan::Runs(p) => Some([p.lanes(positions), p.by_run(positions)]),
-            _ => None,
+        match (mode, self) {
+            (Mode::InPlace, _) => Cut::InPlace,
+            (Mode::OutOfPlace, Plan::Runs(p)) => Cut::OutOfPlace {
+                walk_windows: tuning::walks_windows(
+                    tuning,
+                    [p.lanes(positions), p.by_run(positions)],
+                    output_bytes,
+                    binding,
+                ),
+            },
+            (Mode::OutOfPlace, _) => Cut::OutOfPlace {
+                walk_windows: false,
+            },
         }
     }
 

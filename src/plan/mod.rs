@@ -39,7 +39,7 @@ use crate::descriptor::operator::ReverseSubsequences;
 use crate::kernels::{PipelineKey, Plan, Walk};
 use crate::plan::layout::Layout;
 use crate::plan::target::Target;
-use cut::{Cut, Piece};
+use cut::Piece;
 use tuning::Profile;
 
 /// Whether a plan writes into a second tensor or into the input's own memory
@@ -80,17 +80,7 @@ pub(crate) fn plan(
     let binding = target.binding();
     let output_bytes = bytes[2].next_multiple_of(4);
     let family = Plan::new(&layout, element_bytes, output_bytes, mode, profile);
-    let needs = match mode {
-        // `runs` walks pieces of whole positions against each input window,
-        // moving every run once and nothing else, where the tuning walks its
-        // lanes: no copies through scratch.
-        Mode::OutOfPlace => Cut::OutOfPlace {
-            walk_windows: family.pair_lanes(&layout).is_some_and(|lanes| {
-                tuning::walks_windows(profile.tuning, lanes, bytes[2], binding)
-            }),
-        },
-        Mode::InPlace => Cut::InPlace,
-    };
+    let needs = family.needs(&layout, mode, bytes[2], binding, profile.tuning);
     let dispatches = cut::cut(&layout, widths(desc), bytes, binding, target.align, needs)?
         .map_err(|rule| Error::InPlaceTooLarge {
             bytes: bytes[2],
