@@ -25,6 +25,7 @@
 
 pub(crate) mod cut;
 pub(crate) mod dispatches;
+pub(crate) mod kernel;
 pub(crate) mod layout;
 pub mod program;
 pub(crate) mod target;
