@@ -8,3 +8,14 @@ pub(crate) mod in_place;
 pub(crate) mod onnx;
 pub(crate) mod operator;
 pub(crate) mod tensor;
+
+/// Whether an operator writes into a second tensor ([`ReverseSubsequences`]) or
+/// into the input's own memory ([`ReverseInPlace`]): what its plan is made for.
+///
+/// [`ReverseSubsequences`]: operator::ReverseSubsequences
+/// [`ReverseInPlace`]: in_place::ReverseInPlace
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Mode {
+    OutOfPlace,
+    InPlace,
+}

@@ -3,13 +3,13 @@
 
 use crate::descriptor::error::{Error, TensorRole};
 use crate::descriptor::operator::ReverseSubsequences;
+use crate::descriptor::Mode;
 use crate::executor::device_lock::Held;
 use crate::executor::gpu::Gpu;
 use crate::kernels::variant::Variant;
 #[cfg(feature = "lab")]
 use crate::kernels::PipelineKey;
 use crate::plan::program::Program;
-use crate::plan::Mode;
 
 /// An operator compiled for one [`Gpu`]: its pipeline and its layout uniforms, made
 /// once. Recording it is cheap: a bind group and a dispatch per window of the

@@ -11,7 +11,7 @@ use crate::executor::parts::Parts;
 use crate::executor::scope::{now_or_never, Scope};
 use crate::executor::uniform::params_binding;
 use crate::kernels::copy::Direction;
-use crate::plan::program::{Binding, StagingCopy};
+use crate::plan::dispatch::{Binding, StagingCopy};
 
 /// The trace build in place of the operator's pipelines (`src/lab/trace.rs`): the
 /// operator's and the staging copy's, their bind group layout (the operator's,

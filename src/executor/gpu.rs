@@ -36,7 +36,7 @@ struct Inner {
     submission_bytes: Option<u64>,
     /// The trace build's pipelines, shared by every clone of the device's.
     #[cfg(all(feature = "lab", not(target_arch = "wasm32")))]
-    traced: Arc<Held<crate::lab::trace::TracePipelines>>,
+    traced: Arc<Held<crate::executor::pipeline::TracePipelines>>,
 }
 
 /// What a [`Gpu`] is made with beside its device: what the `with_` clones change.
@@ -351,7 +351,7 @@ impl Gpu {
 
     /// The trace build's pipelines of this device.
     #[cfg(all(feature = "lab", not(target_arch = "wasm32")))]
-    pub(crate) fn trace_pipelines(&self) -> &crate::lab::trace::TracePipelines {
+    pub(crate) fn trace_pipelines(&self) -> &crate::executor::pipeline::TracePipelines {
         &self.inner.traced
     }
 

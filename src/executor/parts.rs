@@ -9,7 +9,7 @@ use crate::executor::compiled::CompiledReverse;
 use crate::executor::device_lock::Held;
 use crate::executor::uniform::uniform;
 use crate::kernels::params::Params;
-use crate::plan::program::Dispatch;
+use crate::plan::dispatch::Dispatch;
 
 /// A range of a dispatch's workgroups, run as a dispatch of its own.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -92,7 +92,8 @@ impl CompiledReverse {
 mod tests {
     use super::*;
     use crate::descriptor::error::TensorRole;
-    use crate::plan::program::{Binding, OPERATOR};
+    use crate::plan::dispatch::Binding;
+    use crate::plan::kernel::OPERATOR;
 
     fn dispatch(groups: u32, output_bytes: u64) -> Dispatch {
         let tensor = |tensor| Binding::Tensor {

@@ -145,3 +145,16 @@ pub(crate) fn compute_pipeline(
         cache: None,
     })
 }
+
+/// The trace build's pipelines of one device (`src/lab/trace.rs` builds and
+/// reads them), built once: the operators' and the staging copy's, by key,
+/// layout and sample, and the two bind group layouts (the operator's, with the
+/// records at binding 4; its input writable or not). Shared by every clone of a
+/// [`Gpu`](crate::Gpu), whose keys name the same WGSL.
+#[cfg(feature = "lab")]
+#[derive(Default)]
+pub(crate) struct TracePipelines {
+    pub(crate) layouts:
+        std::sync::Mutex<HashMap<bool, (wgpu::BindGroupLayout, wgpu::PipelineLayout)>>,
+    pub(crate) pipelines: std::sync::Mutex<HashMap<(Pipeline, bool, u32), wgpu::ComputePipeline>>,
+}

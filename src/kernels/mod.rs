@@ -35,12 +35,12 @@ use crate::kernels::variant::Variant;
 pub use key::{PipelineKey, Walk};
 use vector::{vector_sizes, VectorLayout};
 
+use crate::descriptor::Mode;
 use crate::kernels::params::Params;
 use crate::kernels::shaders::{KernelFile, Storage, WORKGROUP_SIZE};
 use crate::plan::cut::Cut;
 use crate::plan::layout::Layout;
 use crate::plan::tuning::{self, Profile, Tuning};
-use crate::plan::Mode;
 
 /// The key fields a family's plan decides.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -13,8 +13,7 @@
 //! blocks until the device is done, so it is native only; it runs on any adapter,
 //! lavapipe included: the addresses do not depend on the hardware.
 
-use std::collections::HashMap;
-use std::sync::{Mutex, PoisonError};
+use std::sync::PoisonError;
 
 use crate::descriptor::error::{Error, TensorRole};
 use crate::executor::bindings;
@@ -23,13 +22,14 @@ use crate::executor::compiled_in_place::CompiledInPlace;
 use crate::executor::device_lock::Held;
 use crate::executor::encode::{Command, Tracing};
 use crate::executor::gpu::Gpu;
-use crate::executor::pipeline::{compute_pipeline, Pipeline};
+use crate::executor::pipeline::{compute_pipeline, Pipeline, TracePipelines};
 use crate::executor::scope::{block_on, Scope};
 use crate::kernels::params::PARAMS_SIZE;
 use crate::kernels::shaders::{KernelFile, Source, Storage, WORKGROUP_SIZE};
 use crate::lab::simt::{Access, Kind};
 use crate::plan::cut::PLACEHOLDER_BYTES;
-use crate::plan::program::{Binding, Dispatch, Program};
+use crate::plan::dispatch::{Binding, Dispatch};
+use crate::plan::program::Program;
 
 /// The most records one dispatch's slice of the trace buffer holds: 16 MiB.
 const CAPACITY: u64 = 1 << 20;
@@ -266,16 +266,6 @@ impl CompiledInPlace {
 /// `capacity` records, on the storage offset alignment.
 fn slice_bytes(capacity: u64) -> u64 {
     (16 + 16 * capacity).next_multiple_of(256)
-}
-
-/// The trace build's pipelines of one device, built once: the operators' and the
-/// staging copy's, by key, layout and sample, and the two bind group layouts
-/// (the operator's, with the records at binding 4; its input writable or not).
-/// Shared by every clone of a [`Gpu`], whose keys name the same WGSL.
-#[derive(Default)]
-pub(crate) struct TracePipelines {
-    layouts: Mutex<HashMap<bool, (wgpu::BindGroupLayout, wgpu::PipelineLayout)>>,
-    pipelines: Mutex<HashMap<(Pipeline, bool, u32), wgpu::ComputePipeline>>,
 }
 
 impl TracePipelines {

@@ -44,6 +44,12 @@ impl Kernel {
     }
 }
 
+/// [`Program::kernels`](crate::program::Program::kernels)' index of the operator's kernel.
+pub(crate) const OPERATOR: usize = 0;
+
+/// [`Program::kernels`](crate::program::Program::kernels)' index of the staging copy, where the program stages.
+pub(crate) const COPY: usize = 1;
+
 /// The buffers the staging copy uses: input and output, no lengths.
 pub(crate) const COPY_USES: [bool; 3] = [true, false, true];
 

@@ -24,7 +24,7 @@
 //!   *part*: a range of a dispatch's workgroups that `run` submits alone.
 
 pub(crate) mod cut;
-pub(crate) mod dispatches;
+pub(crate) mod dispatch;
 pub(crate) mod kernel;
 pub(crate) mod layout;
 pub mod program;
@@ -37,19 +37,12 @@ pub(crate) mod tuning;
 
 use crate::descriptor::error::Error;
 use crate::descriptor::operator::ReverseSubsequences;
+use crate::descriptor::Mode;
 use crate::kernels::{PipelineKey, Plan, Walk};
 use crate::plan::layout::Layout;
 use crate::plan::target::Target;
 use cut::Piece;
 use tuning::Profile;
-
-/// Whether a plan writes into a second tensor or into the input's own memory
-/// (the operator from a tensor into itself, `src/descriptor/in_place.rs`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Mode {
-    OutOfPlace,
-    InPlace,
-}
 
 /// A descriptor's plan: its canonical layout, its pieces, a plan per piece and
 /// the one pipeline key they run under.

@@ -45,19 +45,20 @@
 
 use std::sync::{Arc, OnceLock};
 
-use crate::descriptor::error::{Error, TensorRole};
+use crate::descriptor::error::Error;
 use crate::descriptor::in_place::{name_the_tensor, ReverseInPlace};
 use crate::descriptor::operator::ReverseSubsequences;
-use crate::kernels::copy::{Copying, Direction};
-use crate::kernels::params::Params;
+use crate::descriptor::Mode;
+use crate::kernels::copy::Copying;
 use crate::kernels::variant::Variant;
 use crate::kernels::PipelineKey;
-use crate::plan::cut::{Batch, Piece, Segments};
-use crate::plan::dispatches::Making;
+use crate::plan::cut::{Piece, Segments};
+use crate::plan::dispatch::Making;
 use crate::plan::kernel::{operator_uses, COPY_USES};
 use crate::plan::tuning;
-use crate::plan::{plan, tensor_bytes, Mode, Planned};
+use crate::plan::{plan, tensor_bytes, Planned};
 
+pub use crate::plan::dispatch::{Binding, Dispatch};
 pub use crate::plan::kernel::Kernel;
 pub use crate::plan::target::Target;
 
@@ -90,7 +91,7 @@ pub fn program(desc: &ReverseSubsequences, target: &Target) -> Result<Program, E
 
 /// `desc` in place as a program for `target`: the dispatches
 /// [`Gpu::compile_in_place`](crate::Gpu::compile_in_place) records. The
-/// tensor is [`TensorRole::Tensor`], read and written where it lies.
+/// tensor is [`TensorRole::Tensor`](crate::TensorRole::Tensor), read and written where it lies.
 pub fn program_in_place(desc: &ReverseInPlace, target: &Target) -> Result<Program, Error> {
     Program::in_place(desc, target)
 }
@@ -243,135 +244,4 @@ fn scratch_sizes(pieces: &[Piece]) -> Option<[u64; 2]> {
         .filter(|piece| piece.staging.is_some())
         .map(|piece| [piece.windows[0].size, piece.windows[2].size])
         .reduce(|a, b| [a[0].max(b[0]), a[1].max(b[1])])
-}
-
-/// One dispatch: a kernel, its workgroups, and what each binding holds.
-#[non_exhaustive]
-#[derive(Clone, Debug, PartialEq)]
-pub struct Dispatch {
-    /// Which of [`Program::kernels`] it runs.
-    pub kernel: usize,
-    /// Workgroups in x, y and z.
-    pub workgroups: [u32; 3],
-    /// `@binding(i)` holds `bindings[i]`: the buffers the kernel uses, then
-    /// the uniform.
-    pub bindings: Vec<Binding>,
-    /// What each buffer the kernel declares holds (input, lengths, output),
-    /// those it leaves unused included: what revseq's own layout binds.
-    pub(crate) buffers: [Binding; 3],
-    /// Workgroups with work: `workgroups` launch at least as many.
-    pub(crate) groups: u32,
-    /// Its layout uniform.
-    pub(crate) params: Params,
-    /// The segments it moves, where it is a staged piece's copy.
-    pub(crate) copy: Option<StagingCopy>,
-}
-
-impl Dispatch {
-    /// A dispatch of `kernel` over `groups` workgroups launched as `[x, y]`,
-    /// binding `buffers` of which the kernel `uses` some, and `params`.
-    pub(crate) fn new(
-        kernel: usize,
-        [x, y]: [u32; 2],
-        groups: u32,
-        buffers: [Binding; 3],
-        uses: [bool; 3],
-        params: Params,
-        copy: Option<StagingCopy>,
-    ) -> Dispatch {
-        let used = buffers.iter().zip(uses).filter(|(_, u)| *u);
-        let uniform = Binding::Params {
-            bytes: bytemuck::bytes_of(&params).to_vec(),
-        };
-        Dispatch {
-            kernel,
-            workgroups: [x, y, 1],
-            bindings: used.map(|(b, _)| b.clone()).chain([uniform]).collect(),
-            buffers,
-            groups,
-            params,
-            copy,
-        }
-    }
-
-    /// Bytes of its window of the output, or in place of the tensor: what its
-    /// workgroups visit.
-    pub(crate) fn output_bytes(&self) -> u64 {
-        self.buffers[2].size()
-    }
-}
-
-/// A staged piece's copy of a batch of its segments between the caller's
-/// buffer and scratch: a dispatch of the copy kernel (`src/kernels/copy.rs`),
-/// or where the adapter copies buffers faster and the caller's buffers allow
-/// it, a buffer copy per segment (`tuning::copies_by_buffer`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct StagingCopy {
-    pub(crate) direction: Direction,
-    pub(crate) segments: Segments,
-    pub(crate) batch: Batch,
-}
-
-/// [`Program::kernels`]' index of the operator's kernel.
-pub(crate) const OPERATOR: usize = 0;
-
-/// [`Program::kernels`]' index of the staging copy, where the program stages.
-pub(crate) const COPY: usize = 1;
-
-/// What one binding of a dispatch holds.
-#[non_exhaustive]
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Binding {
-    /// `size` bytes of a tensor from byte `offset` (a multiple of the target's
-    /// storage offset alignment): the tensor is the caller's, `size` at most the
-    /// target's binding.
-    Tensor {
-        /// Which tensor.
-        tensor: TensorRole,
-        /// From its first byte.
-        offset: u64,
-        /// Bytes bound.
-        size: u64,
-    },
-    /// `size` bytes of scratch buffer `buffer` (0 or 1, of
-    /// [`Program::scratch_bytes`]) from byte `offset`: the executor's own
-    /// memory, kept for the program's dispatches.
-    Scratch {
-        /// Which scratch buffer.
-        buffer: usize,
-        /// From its first byte.
-        offset: u64,
-        /// Bytes bound.
-        size: u64,
-    },
-    /// Any buffer of at least `size` bytes: the kernel names the binding, and
-    /// never reads it in this dispatch.
-    Placeholder {
-        /// Bytes it must hold.
-        size: u64,
-    },
-    /// A uniform buffer holding these bytes: the dispatch's layout.
-    Params {
-        /// The uniform's bytes.
-        bytes: Vec<u8>,
-    },
-}
-
-impl Binding {
-    /// Bytes from the start of its buffer and bytes bound (a placeholder's
-    /// from 0, a uniform's its bytes).
-    pub(crate) fn window(&self) -> (u64, u64) {
-        match *self {
-            Binding::Tensor { offset, size, .. } | Binding::Scratch { offset, size, .. } => {
-                (offset, size)
-            }
-            Binding::Placeholder { size } => (0, size),
-            Binding::Params { ref bytes } => (0, bytes.len() as u64),
-        }
-    }
-
-    /// Bytes bound.
-    pub(crate) fn size(&self) -> u64 {
-        self.window().1
-    }
 }

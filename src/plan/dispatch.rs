@@ -1,17 +1,144 @@
-//! The program's dispatches, made once on the host from the cut's pieces and
-//! the family's plan for each: a staged piece's between the copies of its
-//! segments, workgroups folded into x and y, each binding as a tensor, scratch
-//! or placeholder window, and the layout uniform's `Params`.
+//! One dispatch of a program ([`Dispatch`]), the type the planner makes and
+//! every executor walks, and how the planner makes them, once, on the host,
+//! from the cut's pieces and the family's plan for each: a staged piece's
+//! between the copies of its segments, workgroups folded into x and y, each
+//! binding as a tensor, scratch or placeholder window, and the layout
+//! uniform's `Params`.
 
 use crate::descriptor::error::{Error, TensorRole};
+use crate::descriptor::Mode;
 use crate::kernels::copy::{self, Copying, Direction};
 use crate::kernels::params::Params;
 use crate::kernels::shaders::WORKGROUP_SIZE;
 use crate::kernels::Plan;
-use crate::plan::cut::{Batch, InputBinding, Piece, Staging, Window};
+use crate::plan::cut::{Batch, InputBinding, Piece, Segments, Staging, Window};
+use crate::plan::kernel::{COPY, OPERATOR};
 use crate::plan::layout::Layout;
-use crate::plan::program::{Binding, Dispatch, StagingCopy, COPY, OPERATOR};
-use crate::plan::Mode;
+
+/// One dispatch: a kernel, its workgroups, and what each binding holds.
+#[non_exhaustive]
+#[derive(Clone, Debug, PartialEq)]
+pub struct Dispatch {
+    /// Which of [`Program::kernels`](crate::program::Program::kernels) it runs.
+    pub kernel: usize,
+    /// Workgroups in x, y and z.
+    pub workgroups: [u32; 3],
+    /// `@binding(i)` holds `bindings[i]`: the buffers the kernel uses, then
+    /// the uniform.
+    pub bindings: Vec<Binding>,
+    /// What each buffer the kernel declares holds (input, lengths, output),
+    /// those it leaves unused included: what revseq's own layout binds.
+    pub(crate) buffers: [Binding; 3],
+    /// Workgroups with work: `workgroups` launch at least as many.
+    pub(crate) groups: u32,
+    /// Its layout uniform.
+    pub(crate) params: Params,
+    /// The segments it moves, where it is a staged piece's copy.
+    pub(crate) copy: Option<StagingCopy>,
+}
+
+impl Dispatch {
+    /// A dispatch of `kernel` over `groups` workgroups launched as `[x, y]`,
+    /// binding `buffers` of which the kernel `uses` some, and `params`.
+    pub(crate) fn new(
+        kernel: usize,
+        [x, y]: [u32; 2],
+        groups: u32,
+        buffers: [Binding; 3],
+        uses: [bool; 3],
+        params: Params,
+        copy: Option<StagingCopy>,
+    ) -> Dispatch {
+        let used = buffers.iter().zip(uses).filter(|(_, u)| *u);
+        let uniform = Binding::Params {
+            bytes: bytemuck::bytes_of(&params).to_vec(),
+        };
+        Dispatch {
+            kernel,
+            workgroups: [x, y, 1],
+            bindings: used.map(|(b, _)| b.clone()).chain([uniform]).collect(),
+            buffers,
+            groups,
+            params,
+            copy,
+        }
+    }
+
+    /// Bytes of its window of the output, or in place of the tensor: what its
+    /// workgroups visit.
+    pub(crate) fn output_bytes(&self) -> u64 {
+        self.buffers[2].size()
+    }
+}
+
+/// A staged piece's copy of a batch of its segments between the caller's
+/// buffer and scratch: a dispatch of the copy kernel (`src/kernels/copy.rs`),
+/// or where the adapter copies buffers faster and the caller's buffers allow
+/// it, a buffer copy per segment (`tuning::copies_by_buffer`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct StagingCopy {
+    pub(crate) direction: Direction,
+    pub(crate) segments: Segments,
+    pub(crate) batch: Batch,
+}
+
+/// What one binding of a dispatch holds.
+#[non_exhaustive]
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Binding {
+    /// `size` bytes of a tensor from byte `offset` (a multiple of the target's
+    /// storage offset alignment): the tensor is the caller's, `size` at most the
+    /// target's binding.
+    Tensor {
+        /// Which tensor.
+        tensor: TensorRole,
+        /// From its first byte.
+        offset: u64,
+        /// Bytes bound.
+        size: u64,
+    },
+    /// `size` bytes of scratch buffer `buffer` (0 or 1, of
+    /// [`Program::scratch_bytes`](crate::program::Program::scratch_bytes)) from byte `offset`: the executor's own
+    /// memory, kept for the program's dispatches.
+    Scratch {
+        /// Which scratch buffer.
+        buffer: usize,
+        /// From its first byte.
+        offset: u64,
+        /// Bytes bound.
+        size: u64,
+    },
+    /// Any buffer of at least `size` bytes: the kernel names the binding, and
+    /// never reads it in this dispatch.
+    Placeholder {
+        /// Bytes it must hold.
+        size: u64,
+    },
+    /// A uniform buffer holding these bytes: the dispatch's layout.
+    Params {
+        /// The uniform's bytes.
+        bytes: Vec<u8>,
+    },
+}
+
+impl Binding {
+    /// Bytes from the start of its buffer and bytes bound (a placeholder's
+    /// from 0, a uniform's its bytes).
+    pub(crate) fn window(&self) -> (u64, u64) {
+        match *self {
+            Binding::Tensor { offset, size, .. } | Binding::Scratch { offset, size, .. } => {
+                (offset, size)
+            }
+            Binding::Placeholder { size } => (0, size),
+            Binding::Params { ref bytes } => (0, bytes.len() as u64),
+        }
+    }
+
+    /// Bytes bound.
+    pub(crate) fn size(&self) -> u64 {
+        self.window().1
+    }
+}
 
 /// Each piece's dispatch with its `plan`'s `Params` (over an axis of `layout`'s),
 /// a staged one's between the copies of its segments into and out of scratch;
