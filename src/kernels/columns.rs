@@ -3,7 +3,7 @@
 //! elements narrower than one. Each invocation holds a whole column of the axis in
 //! registers (`steps` rows: the axis rounded up to 8, 16, 32 or 64), loads and
 //! stores each vector once, and reverses every element's prefix there with a
-//! network of selects (`shaders/columns/columns.wgsl`). In place on a CPU adapter
+//! network of selects (`src/kernels/columns/columns.wgsl`). In place on a CPU adapter
 //! the same, each column read where it is written and moved only below the
 //! longest of its lengths.
 

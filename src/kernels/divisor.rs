@@ -13,7 +13,7 @@
 //! select.
 
 /// A divisor with its multiplier and shift; matches `Divisor` in
-/// `shaders/shared/params.wgsl`.
+/// `src/kernels/shared/params.wgsl`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
 pub(crate) struct Divisor {
@@ -44,7 +44,7 @@ impl Divisor {
         }
     }
 
-    /// `n / d` as `divide` in `shaders/shared/params.wgsl` computes it, with the
+    /// `n / d` as `divide` in `src/kernels/shared/params.wgsl` computes it, with the
     /// 16-bit partial products of `mul_high_halves.wgsl` (`mul_high_u64.wgsl`'s
     /// 64-bit product is exact); the tests hold it to Rust's division.
     #[cfg(test)]

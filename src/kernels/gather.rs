@@ -3,7 +3,7 @@
 //! 64 positions, elements under 16 bytes) does not run it. Each
 //! invocation owns one vector column of a run and a block of `steps` positions
 //! along the axis, and gathers each output vector element by element
-//! (`shaders/gather/gather.wgsl`, or `gather_narrow.wgsl` on 32-bit words).
+//! (`src/kernels/gather/gather.wgsl`, or `gather_narrow.wgsl` on 32-bit words).
 //! Neighbouring invocations take neighbouring columns; a band of columns walks the
 //! whole axis before the next band.
 

@@ -1,5 +1,5 @@
 //! `general`: every layout, the fallback of the vector families. One invocation per
-//! output element for 4-, 8- and 16-byte elements (`shaders/general/elements.wgsl`),
+//! output element for 4-, 8- and 16-byte elements (`src/kernels/general/elements.wgsl`),
 //! each moved whole (a word, `vec2` or `vec4`),
 //! one per 32-bit word of the output span for 1- and 2-byte ones
 //! (`general/subwords.wgsl`), which merges its elements into the word so that no
@@ -7,7 +7,7 @@
 //!
 //! In place ([`ReverseInPlace`](crate::ReverseInPlace)), one invocation per pair
 //! of positions a lane may swap, `t` and `L - 1 - t` for `t` below half the axis
-//! (`shaders/general/swap.wgsl`): it loads the lane's length and, where `t` is
+//! (`src/kernels/general/swap.wgsl`): it loads the lane's length and, where `t` is
 //! below half of it, swaps the two elements through the output binding, whole, or
 //! for 1- and 2-byte elements by an atomic XOR of each word with the bytes that
 //! change (`general/swap_subwords.wgsl`), so that invocations sharing a word

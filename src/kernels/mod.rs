@@ -8,10 +8,10 @@
 //! key, and what it writes into the layout uniform.
 
 /// A family's WGSL files: (name, text) pairs for the names given, each
-/// `shaders/<name>.wgsl`.
+/// `src/kernels/<name>.wgsl`, beside the family's Rust.
 macro_rules! wgsl {
     ($($name:literal),* $(,)?) => {
-        &[$(($name, include_str!(concat!("../../shaders/", $name, ".wgsl")))),*]
+        &[$(($name, include_str!(concat!($name, ".wgsl")))),*]
     };
 }
 

@@ -1,5 +1,5 @@
 //! The layout uniform every kernel reads: the Rust twin of `Params` in
-//! `shaders/shared/params.wgsl`, field for field (a test below compares their
+//! `src/kernels/shared/params.wgsl`, field for field (a test below compares their
 //! offsets), and how one dispatch fills it.
 
 use crate::kernels::divisor::Divisor;

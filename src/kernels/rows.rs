@@ -1,6 +1,6 @@
 //! `rows`: the reversed axis is the innermost dimension, contiguous in input and
 //! output. Each invocation writes `steps` consecutive vectors of one row, each
-//! built from the row's mirrored span (`shaders/rows/`): on 16-byte vectors,
+//! built from the row's mirrored span (`src/kernels/rows/`): on 16-byte vectors,
 //! computing on 32-bit words (`rows/rows.wgsl`), or on 64-bit words for 8- and
 //! 16-byte elements on a CPU adapter (`rows/rows_64.wgsl`); on 32-bit words where a
 //! row is whole words but not whole vectors (`rows/rows_narrow.wgsl`).

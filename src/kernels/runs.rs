@@ -1,7 +1,7 @@
 //! `runs`: the reversed axis is outside a contiguous innermost dimension along
 //! which the length does not change (ONNX's `[batch, time, ...]` and
 //! `[time, batch, ...]`): a whole run of the innermost dimension moves as one from
-//! its mirrored position (`shaders/runs/runs.wgsl`), on whichever storage the
+//! its mirrored position (`src/kernels/runs/runs.wgsl`), on whichever storage the
 //! layout and device allow.
 
 use super::Variant;
@@ -72,7 +72,7 @@ fn per_run(vecs: u32, steps: u32, interleave: u32) -> u32 {
 }
 
 impl Plan {
-    /// The plan in place on `layout` (`shaders/runs/swap.wgsl`): each lane's
+    /// The plan in place on `layout` (`src/kernels/runs/swap.wgsl`): each lane's
     /// invocations swap its vectors, over the phases of positions the tuning
     /// gives them.
     pub(super) fn in_place(

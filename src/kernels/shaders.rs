@@ -1,8 +1,9 @@
-//! The WGSL sources: the shared files under `shaders/`, what a [`KernelFile`] and its
-//! slots are, and the preprocessor that pastes a kernel's imports. The families'
-//! own files come with their kernels (`src/kernels/`).
+//! The WGSL sources: the shared files (`src/kernels/shared/`), what a
+//! [`KernelFile`] and its slots are, and the preprocessor that pastes a
+//! kernel's imports. Each family's own files lie beside its Rust
+//! (`src/kernels/<family>/`).
 //!
-//! Every file under `shaders/` names what it uses with `#import` lines, as vello's
+//! Every WGSL file names what it uses with `#import` lines, as vello's
 //! shaders do: `#import shared/params` names a file; `#import storage` and
 //! `#import mul_high` name a slot that every [`Source`] fills (how the tensors are
 //! stored, how the divisions multiply), and a family may have slots of its own
@@ -24,54 +25,42 @@ pub const WORKGROUP_SIZE: u32 = 256;
 /// shared ones, and the trace build's. A family's own files come with its
 /// [`KernelFile`]s.
 const SHARED: &[(&str, &str)] = &[
-    (
-        "shared/params",
-        include_str!("../../shaders/shared/params.wgsl"),
-    ),
-    (
-        "shared/lengths",
-        include_str!("../../shaders/shared/lengths.wgsl"),
-    ),
+    ("shared/params", include_str!("shared/params.wgsl")),
+    ("shared/lengths", include_str!("shared/lengths.wgsl")),
     (
         "shared/mul_high_halves",
-        include_str!("../../shaders/shared/mul_high_halves.wgsl"),
+        include_str!("shared/mul_high_halves.wgsl"),
     ),
     (
         "shared/mul_high_u64",
-        include_str!("../../shaders/shared/mul_high_u64.wgsl"),
+        include_str!("shared/mul_high_u64.wgsl"),
     ),
     (
         "shared/storage_vec2",
-        include_str!("../../shaders/shared/storage_vec2.wgsl"),
+        include_str!("shared/storage_vec2.wgsl"),
     ),
     (
         "shared/storage_vec4",
-        include_str!("../../shaders/shared/storage_vec4.wgsl"),
+        include_str!("shared/storage_vec4.wgsl"),
     ),
     (
         "shared/storage_words",
-        include_str!("../../shaders/shared/storage_words.wgsl"),
+        include_str!("shared/storage_words.wgsl"),
     ),
-    (
-        "shared/vectors",
-        include_str!("../../shaders/shared/vectors.wgsl"),
-    ),
+    ("shared/vectors", include_str!("shared/vectors.wgsl")),
     (
         "shared/element_lengths",
-        include_str!("../../shaders/shared/element_lengths.wgsl"),
+        include_str!("shared/element_lengths.wgsl"),
     ),
     (
         "shared/storage_u64",
-        include_str!("../../shaders/shared/storage_u64.wgsl"),
+        include_str!("shared/storage_u64.wgsl"),
     ),
-    (
-        "trace/record",
-        include_str!("../../shaders/trace/record.wgsl"),
-    ),
+    ("trace/record", include_str!("trace/record.wgsl")),
 ];
 
 /// A kernel: a family's WGSL file with its entry point, `main`, among the family's
-/// files, which it may import besides the shared ones (`shaders/shared/`). The
+/// files, which it may import besides the shared ones (`shared/`). The
 /// families make theirs (`src/kernels/`).
 #[derive(Clone, Copy, Debug)]
 pub struct KernelFile {
@@ -195,7 +184,7 @@ impl Source {
     }
 
     /// The WGSL of the trace build: every access to the tensors also appends a
-    /// record to a trace buffer at binding 4 (`shaders/trace/record.wgsl`).
+    /// record to a trace buffer at binding 4 (`trace/record.wgsl`).
     #[cfg(feature = "lab")]
     pub fn traced_wgsl(&self) -> String {
         self.compose(true)
@@ -273,6 +262,8 @@ impl Source {
         if !seen.insert(file.to_string()) {
             return;
         }
+        // The heading names the file in the shaders' own tree, as `#import`
+        // does (`shaders/rows/rows.wgsl` is `src/kernels/rows/rows.wgsl`).
         wgsl.push_str(&format!("// ---- shaders/{file}.wgsl\n"));
         for line in text.lines() {
             let body = line.trim_start();

@@ -5,10 +5,10 @@
 //! each against the window its binding held ([`TracedDispatch`]).
 //!
 //! Every kernel reads and writes the tensors only through the functions of its
-//! storage file and `shaders/shared/lengths.wgsl` (and the in-place files that
+//! storage file and `src/kernels/shared/lengths.wgsl` (and the in-place files that
 //! hold their own bindings); their `#trace` lines, which only this build keeps,
 //! append `(workgroup, invocation, ordinal, index, shape)` to a buffer at binding
-//! 4 (`shaders/trace/record.wgsl`), the index as the kernel computed it, before
+//! 4 (`src/kernels/trace/record.wgsl`), the index as the kernel computed it, before
 //! anything could clamp it. The normal build's WGSL has none of it. Tracing
 //! blocks until the device is done, so it is native only; it runs on any adapter,
 //! lavapipe included: the addresses do not depend on the hardware.
@@ -504,7 +504,7 @@ fn pipeline(
 }
 
 /// Appends the records of dispatch `index`'s slice of the trace (`bytes`) to
-/// `trace`, as `shaders/trace/record.wgsl` writes them, and returns how many it
+/// `trace`, as `src/kernels/trace/record.wgsl` writes them, and returns how many it
 /// made: where that is more than the slice's `capacity`, none are appended.
 fn decode(index: u32, bytes: &[u8], capacity: u64, trace: &mut Trace) -> u64 {
     let count = u64::from(u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]));

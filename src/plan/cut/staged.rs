@@ -207,7 +207,7 @@ impl StagedCut<'_> {
     /// piece keeps the vector kernels of the others; its padding is never copied
     /// back. Where lengths change along the run, the padding's lengths lie past
     /// the piece's lengths window: the kernels clamp those reads into the binding
-    /// themselves (`clamped_lane_length` in `shaders/shared/lengths.wgsl`), and
+    /// themselves (`clamped_lane_length` in `src/kernels/shared/lengths.wgsl`), and
     /// any length does for output that stays in scratch.
     fn segments(
         &self,

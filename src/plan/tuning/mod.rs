@@ -294,7 +294,7 @@ pub(crate) fn move_bits(profile: &Profile, sizes: &[u32]) -> u32 {
     }
 }
 
-/// The staging copy's lanes and steps (`shaders/copy/copy.wgsl`): LANES
+/// The staging copy's lanes and steps (`src/kernels/copy/copy.wgsl`): LANES
 /// invocations that interleave STEPS words each. On a CPU adapter its SIMD
 /// width, as `runs` interleaves ([`run_interleave`]), with 8 words each; on a
 /// GPU a warp, each step one coalesced 128-byte access, with 4.
