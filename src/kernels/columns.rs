@@ -9,13 +9,15 @@
 
 use super::Variant;
 use super::{
-    family_keys, vector_constants, Family, Fields, PipelineKey, VectorLayout, Walk, WIDTHS,
+    family_keys, reverses_rows, vector_constants, Family, Fields, PipelineKey, VectorLayout, Walk,
+    WIDTHS,
 };
+use crate::descriptor::Mode;
 use crate::kernels::divisor::Divisor;
 use crate::kernels::params::Params;
 use crate::kernels::shaders::{KernelFile, Storage};
 use crate::plan::layout::Layout;
-use crate::plan::tuning::{self, Profile, COLUMN_ROWS};
+use crate::plan::tuning::{self, Profile, Tuning, COLUMN_ROWS};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Plan {
@@ -30,30 +32,44 @@ pub(crate) struct Plan {
     pub(super) in_place: bool,
 }
 
-/// `columns` along at most [`COLUMN_ROWS`] positions, on 16-byte vectors of
-/// narrower elements: it loads and stores each vector once, whole, where `gather`
-/// loads each element; a CPU adapter pays for each load with a loop over its SIMD
-/// group, a GPU for each sector (docs/tuning.md has both).
-pub(super) fn plan(layout: &Layout, element_bytes: u32, profile: &Profile) -> Option<Plan> {
-    let n = layout.dims[layout.axis].size;
-    if n > COLUMN_ROWS || element_bytes >= 16 {
-        return None;
+impl Family for Plan {
+    /// `columns` along at most [`COLUMN_ROWS`] positions outside the innermost
+    /// dimension, on 16-byte vectors of narrower elements: it loads and stores
+    /// each vector once, whole, where `gather` loads each element; a CPU
+    /// adapter pays for each load with a loop over its SIMD group, a GPU for
+    /// each sector (docs/tuning.md has both). In place, the same columns, each
+    /// read through the output binding.
+    fn plan(
+        layout: &Layout,
+        element_bytes: u32,
+        output_bytes: u64,
+        mode: Mode,
+        profile: &Profile,
+    ) -> Option<Plan> {
+        let n = layout.dims[layout.axis].size;
+        if reverses_rows(layout) || n > COLUMN_ROWS || element_bytes >= 16 {
+            return None;
+        }
+        Plan {
+            vector: VectorLayout::of(layout, element_bytes, 16)?,
+            column_rows: n.next_power_of_two().max(8),
+            access_bits: tuning::access_bits(profile, access_sizes(element_bytes, 16)),
+            invocations: 0,
+            in_place: mode == Mode::InPlace,
+        }
+        .fit(layout, element_bytes, output_bytes, profile.tuning)
     }
-    Plan {
-        vector: VectorLayout::of(layout, element_bytes, 16)?,
-        column_rows: n.next_power_of_two().max(8),
-        access_bits: tuning::access_bits(profile, access_sizes(element_bytes, 16)),
-        invocations: 0,
-        in_place: false,
-    }
-    .fit(layout, element_bytes)
-}
 
-impl Plan {
-    /// This plan's counts on `piece`, under the same key: an invocation per
-    /// column, a vector of a run over the whole axis; `None` where the piece's
-    /// runs are not whole 16-byte vectors or its axis outgrows the plan's rows.
-    pub(super) fn fit(self, piece: &Layout, element_bytes: u32) -> Option<Plan> {
+    /// An invocation per column, a vector of a run over the whole axis; `None`
+    /// where the piece's runs are not whole 16-byte vectors or its axis
+    /// outgrows the plan's rows.
+    fn fit(
+        self,
+        piece: &Layout,
+        element_bytes: u32,
+        _output_bytes: u64,
+        _tuning: Tuning,
+    ) -> Option<Plan> {
         let vector = VectorLayout::of(piece, element_bytes, 16)?;
         let n = piece.dims[piece.axis].size;
         (n <= self.column_rows).then(|| Plan {
@@ -63,16 +79,6 @@ impl Plan {
         })
     }
 
-    /// In place: the same columns, each read through the output binding.
-    pub(super) fn in_place(self) -> Plan {
-        Plan {
-            in_place: true,
-            ..self
-        }
-    }
-}
-
-impl Family for Plan {
     fn fields(&self) -> Fields {
         Fields {
             steps: self.column_rows,

@@ -8,7 +8,11 @@
 //! whole axis before the next band.
 
 use super::Variant;
-use super::{family_keys, vector_sizes, Family, Fields, PipelineKey, VectorLayout, Walk, WIDTHS};
+use super::{
+    family_keys, reverses_rows, vector_sizes, Family, Fields, PipelineKey, VectorLayout, Walk,
+    WIDTHS,
+};
+use crate::descriptor::Mode;
 use crate::kernels::divisor::Divisor;
 use crate::kernels::params::Params;
 use crate::kernels::shaders::{KernelFile, Storage};
@@ -34,46 +38,65 @@ pub(crate) struct Plan {
     pub(super) in_place: bool,
 }
 
-/// `gather` where the layout's runs are whole vectors or words.
-pub(super) fn plan(layout: &Layout, element_bytes: u32, profile: &Profile) -> Option<Plan> {
-    let vector = VectorLayout::find(layout, element_bytes, vector_sizes(element_bytes))?;
-    let n = layout.dims[layout.axis].size;
-    Plan {
-        vector,
-        steps: tuning::gather_steps(profile.tuning, element_bytes).min(n.next_power_of_two()),
-        blocks: 0,
-        band: 0,
-        bands: 0,
-        touch_ahead: tuning::touch_ahead(profile.tuning, element_bytes, vector.bytes),
-        access_bits: tuning::move_bits(profile, access_sizes(element_bytes, vector.bytes)),
-        invocations: 0,
-        in_place: false,
+impl Family for Plan {
+    /// `gather` along an axis outside the innermost dimension, where runs are
+    /// whole vectors or words; in place (`gather/swap.wgsl`), one invocation a
+    /// vector column of a run, where runs are whole 16-byte vectors.
+    fn plan(
+        layout: &Layout,
+        element_bytes: u32,
+        output_bytes: u64,
+        mode: Mode,
+        profile: &Profile,
+    ) -> Option<Plan> {
+        if reverses_rows(layout) {
+            return None;
+        }
+        let plan = match mode {
+            Mode::OutOfPlace => {
+                let vector =
+                    VectorLayout::find(layout, element_bytes, vector_sizes(element_bytes))?;
+                let n = layout.dims[layout.axis].size;
+                Plan {
+                    vector,
+                    steps: tuning::gather_steps(profile.tuning, element_bytes)
+                        .min(n.next_power_of_two()),
+                    blocks: 0,
+                    band: 0,
+                    bands: 0,
+                    touch_ahead: tuning::touch_ahead(profile.tuning, element_bytes, vector.bytes),
+                    access_bits: tuning::move_bits(
+                        profile,
+                        access_sizes(element_bytes, vector.bytes),
+                    ),
+                    invocations: 0,
+                    in_place: false,
+                }
+            }
+            Mode::InPlace => Plan {
+                vector: VectorLayout::of(layout, element_bytes, 16)?,
+                steps: 1,
+                blocks: 1,
+                band: 0,
+                bands: 1,
+                touch_ahead: false,
+                access_bits: tuning::move_bits(profile, &[32, 64]),
+                invocations: 0,
+                in_place: true,
+            },
+        };
+        plan.fit(layout, element_bytes, output_bytes, profile.tuning)
     }
-    .fit(layout, element_bytes)
-}
 
-/// In place (`gather/swap.wgsl`): one invocation a vector column of a run, where
-/// runs are whole 16-byte vectors.
-pub(super) fn in_place(layout: &Layout, element_bytes: u32, profile: &Profile) -> Option<Plan> {
-    Plan {
-        vector: VectorLayout::of(layout, element_bytes, 16)?,
-        steps: 1,
-        blocks: 1,
-        band: 0,
-        bands: 1,
-        touch_ahead: false,
-        access_bits: tuning::move_bits(profile, &[32, 64]),
-        invocations: 0,
-        in_place: true,
-    }
-    .fit(layout, element_bytes)
-}
-
-impl Plan {
-    /// This plan's counts on `piece`, under the same key: its blocks of
-    /// positions, bands and invocations; `None` where the piece's runs are not
-    /// whole vectors of this plan's size.
-    pub(super) fn fit(self, piece: &Layout, element_bytes: u32) -> Option<Plan> {
+    /// Its blocks of positions, bands and invocations; `None` where the
+    /// piece's runs are not whole vectors of this plan's size.
+    fn fit(
+        self,
+        piece: &Layout,
+        element_bytes: u32,
+        _output_bytes: u64,
+        _tuning: Tuning,
+    ) -> Option<Plan> {
         let vector = VectorLayout::of(piece, element_bytes, self.vector.bytes)?;
         let n = piece.dims[piece.axis].size.max(1);
         if self.in_place {
@@ -102,9 +125,7 @@ impl Plan {
             ..self
         })
     }
-}
 
-impl Family for Plan {
     fn fields(&self) -> Fields {
         Fields {
             steps: self.steps,

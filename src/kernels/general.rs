@@ -15,11 +15,12 @@
 
 use super::Variant;
 use super::{family_keys, words_only, Family, Fields, PipelineKey, Walk, WIDTHS};
+use crate::descriptor::Mode;
 use crate::kernels::divisor::Divisor;
 use crate::kernels::params::Params;
 use crate::kernels::shaders::{KernelFile, Storage};
 use crate::plan::layout::Layout;
-use crate::plan::tuning::{self, Profile};
+use crate::plan::tuning::{self, Profile, Tuning};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Plan {
@@ -47,38 +48,34 @@ struct Across {
 }
 
 impl Plan {
-    /// One invocation per output element (4 bytes and wider) or per 32-bit word of
-    /// the `output_bytes` the output binding spans.
+    /// The plan in `mode`, which runs every layout: out of place, one
+    /// invocation per output element (4 bytes and wider) or per 32-bit word of
+    /// the `output_bytes` the output binding spans; in place, one invocation
+    /// per pair of positions of each lane.
     pub(super) fn new(
         layout: &Layout,
         element_bytes: u32,
         output_bytes: u64,
+        mode: Mode,
         profile: &Profile,
     ) -> Plan {
         Plan {
             invocations: 0,
             wide_multiply: tuning::wide_multiply(profile),
-            pairs: None,
+            pairs: match mode {
+                Mode::OutOfPlace => None,
+                Mode::InPlace => Some((layout.axis, 0)),
+            },
             across: None,
         }
-        .fit(layout, element_bytes, output_bytes)
-    }
-
-    /// In place: one invocation per pair of positions of each lane.
-    pub(super) fn in_place(layout: &Layout, profile: &Profile) -> Plan {
-        Plan {
-            invocations: 0,
-            wide_multiply: tuning::wide_multiply(profile),
-            pairs: Some((layout.axis, 0)),
-            across: None,
-        }
-        .fit(layout, 0, 0)
+        .counted(layout, element_bytes, output_bytes)
     }
 
     /// This plan's counts on `piece` (of `element_bytes`-byte elements, its
-    /// output binding `output_bytes` long), under the same key. A plan across
-    /// windows is made for its pairs ([`Plan::across`]), and kept as it is.
-    pub(super) fn fit(self, piece: &Layout, element_bytes: u32, output_bytes: u64) -> Plan {
+    /// output binding `output_bytes` long), under the same key: `general` runs
+    /// every piece ([`Family::fit`]). A plan across windows is made for its
+    /// pairs ([`Plan::across`]), and kept as it is.
+    fn counted(self, piece: &Layout, element_bytes: u32, output_bytes: u64) -> Plan {
         match (self.pairs, self.across) {
             (_, Some(_)) => self,
             (Some(_), None) => {
@@ -179,6 +176,32 @@ pub(super) fn across_vectors(layout: &Layout, shifts: [u32; 3], element_bytes: u
 }
 
 impl Family for Plan {
+    fn plan(
+        layout: &Layout,
+        element_bytes: u32,
+        output_bytes: u64,
+        mode: Mode,
+        profile: &Profile,
+    ) -> Option<Plan> {
+        Some(Plan::new(
+            layout,
+            element_bytes,
+            output_bytes,
+            mode,
+            profile,
+        ))
+    }
+
+    fn fit(
+        self,
+        piece: &Layout,
+        element_bytes: u32,
+        output_bytes: u64,
+        _tuning: Tuning,
+    ) -> Option<Plan> {
+        Some(self.counted(piece, element_bytes, output_bytes))
+    }
+
     fn fields(&self) -> Fields {
         Fields {
             steps: self.across.map_or(1, |a| a.units),

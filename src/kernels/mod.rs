@@ -53,9 +53,50 @@ pub(crate) struct Fields {
     pub(crate) in_place: bool,
 }
 
-/// What each family's plan gives the dispatch: its key fields, its invocations
-/// and workgroups, and its fields of the layout uniform.
+/// A family's contract, in its room: the plan it runs on a layout in each
+/// mode (its rule, `None` where it does not run that layout), that plan fitted
+/// to each piece of the cut under the same key, what it needs of the cut, and
+/// what it gives each dispatch: its key fields, its invocations and workgroups,
+/// and its fields of the layout uniform.
 trait Family {
+    /// The family's plan in `mode` on `layout` of `element_bytes`-byte
+    /// elements, its output binding `output_bytes` long; `None` where the
+    /// family does not run the layout in that mode.
+    fn plan(
+        layout: &Layout,
+        element_bytes: u32,
+        output_bytes: u64,
+        mode: Mode,
+        profile: &Profile,
+    ) -> Option<Self>
+    where
+        Self: Sized;
+    /// This plan on `piece`, a piece of the layout it was made for whose
+    /// output binding spans `output_bytes`, under the same key: the piece's
+    /// counts; `None` where the key cannot run the piece.
+    fn fit(
+        self,
+        piece: &Layout,
+        element_bytes: u32,
+        output_bytes: u64,
+        tuning: Tuning,
+    ) -> Option<Self>
+    where
+        Self: Sized;
+    /// What the plan needs of the cut (`src/plan/cut/`) out of place, the
+    /// output `output_bytes` long and `binding` bytes bound at a time: pieces of
+    /// whole positions, walked against each input window where the plan walks
+    /// them. In place every family takes pieces of whole lanes or pairs of
+    /// groups ([`Cut::InPlace`]).
+    fn walks_windows(
+        &self,
+        _layout: &Layout,
+        _output_bytes: u64,
+        _binding: u64,
+        _tuning: Tuning,
+    ) -> bool {
+        false
+    }
     /// The key fields the plan decides.
     fn fields(&self) -> Fields;
     /// Invocations with work (at most one per output element or word of one
@@ -90,6 +131,43 @@ macro_rules! families {
             fn family(&self) -> &dyn Family {
                 match self {
                     $(Plan::$variant(p) => p,)*
+                }
+            }
+
+            /// The plan of `variant`'s family in `mode` on `layout`
+            /// ([`Family::plan`]).
+            fn of(
+                variant: Variant,
+                layout: &Layout,
+                element_bytes: u32,
+                output_bytes: u64,
+                mode: Mode,
+                profile: &Profile,
+            ) -> Option<Plan> {
+                match variant {
+                    $(Variant::$variant => {
+                        $room::Plan::plan(layout, element_bytes, output_bytes, mode, profile)
+                            .map(Plan::$variant)
+                    })*
+                }
+            }
+
+            /// This plan on `piece`, under the same key ([`Family::fit`]):
+            /// the piece's counts; `None` where the key cannot run the piece
+            /// (its rows or runs not whole vectors of the plan's size, its
+            /// axis past `columns`' rows, a walked piece not one run of a
+            /// lane).
+            pub(crate) fn fit(
+                self,
+                piece: &Layout,
+                element_bytes: u32,
+                output_bytes: u64,
+                tuning: Tuning,
+            ) -> Option<Plan> {
+                match self {
+                    $(Plan::$variant(p) => {
+                        p.fit(piece, element_bytes, output_bytes, tuning).map(Plan::$variant)
+                    })*
                 }
             }
         }
@@ -142,9 +220,10 @@ impl Plan {
     /// `output_bytes` is the size of the output binding it writes through. The
     /// profile's forced family where it can serve the layout, else the fast
     /// family the layout calls for, else `general`, which runs every layout.
-    /// Each family says what it runs in each mode: in place, its swap where
-    /// it has one for the layout (`docs/in-place.md`), walking rows from both
-    /// ends and longer columns (`gather`) only where the tuning walks them.
+    /// Each family says in its room what it runs on a layout in each mode
+    /// ([`Family::plan`]: in place, its swap where it has one for the layout,
+    /// `docs/in-place.md`); the tuning says where in place walks rows from both
+    /// ends and longer columns (`gather`).
     pub(crate) fn new(
         layout: &Layout,
         element_bytes: u32,
@@ -152,55 +231,19 @@ impl Plan {
         mode: Mode,
         profile: &Profile,
     ) -> Plan {
-        let rows = reverses_rows(layout);
-        let runs = !rows && same_along_runs(layout);
-        let in_place = mode == Mode::InPlace;
-        let family = |variant| match variant {
-            Variant::Rows => rows::plan(layout, element_bytes, profile)
-                .filter(|_| rows)
-                .and_then(|p| match in_place {
-                    true => p.in_place(profile),
-                    false => Some(p),
-                })
-                .map(Plan::Rows),
-            Variant::Runs => runs::plan(layout, element_bytes, profile)
-                .filter(|_| runs)
-                .and_then(|p| match in_place {
-                    true => p.in_place(layout, element_bytes, profile.tuning),
-                    false => Some(p),
-                })
-                .map(Plan::Runs),
-            Variant::Columns => columns::plan(layout, element_bytes, profile)
-                .filter(|_| !rows)
-                .map(|p| match in_place {
-                    true => p.in_place(),
-                    false => p,
-                })
-                .map(Plan::Columns),
-            Variant::Gather => match in_place {
-                true => gather::in_place(layout, element_bytes, profile),
-                false => gather::plan(layout, element_bytes, profile),
-            }
-            .filter(|_| !rows)
-            .map(Plan::Gather),
-            Variant::General => Some(Plan::general(
-                layout,
-                element_bytes,
-                output_bytes,
-                mode,
-                profile,
-            )),
-        };
+        let family =
+            |variant| Plan::of(variant, layout, element_bytes, output_bytes, mode, profile);
         if let Some(plan) = profile.forced.and_then(family) {
             return plan;
         }
-        let walks =
-            |walks_in_place: fn(Tuning) -> bool| !in_place || walks_in_place(profile.tuning);
-        let fast = if rows {
+        let walks = |walks_in_place: fn(Tuning) -> bool| {
+            mode == Mode::OutOfPlace || walks_in_place(profile.tuning)
+        };
+        let fast = if reverses_rows(layout) {
             walks(tuning::walks_rows_in_place)
                 .then(|| family(Variant::Rows))
                 .flatten()
-        } else if runs {
+        } else if same_along_runs(layout) {
             family(Variant::Runs)
         } else {
             family(Variant::Columns).or_else(|| {
@@ -210,27 +253,6 @@ impl Plan {
             })
         };
         fast.unwrap_or_else(|| Plan::general(layout, element_bytes, output_bytes, mode, profile))
-    }
-
-    /// This plan on `piece`, a piece of the layout it was made for whose output
-    /// binding spans `output_bytes`, under the same key: the piece's counts;
-    /// `None` where the key cannot run the piece (its rows or runs not whole
-    /// vectors of the plan's size, its axis past `columns`' rows, a walked
-    /// piece not one run of a lane).
-    pub(crate) fn fit(
-        self,
-        piece: &Layout,
-        element_bytes: u32,
-        output_bytes: u64,
-        tuning: Tuning,
-    ) -> Option<Plan> {
-        match self {
-            Plan::General(p) => Some(Plan::General(p.fit(piece, element_bytes, output_bytes))),
-            Plan::Rows(p) => p.fit(piece, element_bytes, tuning).map(Plan::Rows),
-            Plan::Runs(p) => p.fit(piece, element_bytes, tuning).map(Plan::Runs),
-            Plan::Gather(p) => p.fit(piece, element_bytes).map(Plan::Gather),
-            Plan::Columns(p) => p.fit(piece, element_bytes).map(Plan::Columns),
-        }
     }
 
     /// The plan walking the positions of windowed pieces paired with input
@@ -243,19 +265,21 @@ impl Plan {
     pub(crate) fn walking(
         self,
         first: &Layout,
+        first_bytes: u64,
         axis_size: u32,
         element_bytes: u32,
         profile: &Profile,
     ) -> Option<Plan> {
         match self {
             Plan::Runs(p) => {
-                let p = p.fit(first, element_bytes, profile.tuning)?;
+                let p = p.fit(first, element_bytes, first_bytes, profile.tuning)?;
                 Some(Plan::Runs(
                     p.walking(first.dims[first.axis].size, profile.tuning),
                 ))
             }
             _ if reverses_rows(first) => {
-                rows::window_plan(first, axis_size, element_bytes, profile).map(Plan::Rows)
+                rows::window_plan(first, first_bytes, axis_size, element_bytes, profile)
+                    .map(Plan::Rows)
             }
             other => Some(other),
         }
@@ -264,10 +288,8 @@ impl Plan {
     /// What this family, chosen for `layout` in `mode`, needs of the cut
     /// (`src/plan/cut/`), with the output `output_bytes` long and `binding` bytes
     /// bound at a time: in place, pieces of whole lanes or pairs of groups;
-    /// out of place, pieces of whole positions walked against each input window
-    /// where `runs` walks them (`tuning::walks_windows`: its lanes, runs per
-    /// position, and the invocations a walk run by run starts), moving every
-    /// run once with no copies through scratch.
+    /// out of place, pieces of whole positions, walked against each input
+    /// window where the family walks them ([`Family::walks_windows`]).
     pub(crate) fn needs(
         &self,
         layout: &Layout,
@@ -276,19 +298,12 @@ impl Plan {
         binding: u64,
         tuning: Tuning,
     ) -> Cut {
-        let positions = layout.dims[layout.axis].size;
-        match (mode, self) {
-            (Mode::InPlace, _) => Cut::InPlace,
-            (Mode::OutOfPlace, Plan::Runs(p)) => Cut::OutOfPlace {
-                walk_windows: tuning::walks_windows(
-                    tuning,
-                    [p.lanes(positions), p.by_run(positions)],
-                    output_bytes,
-                    binding,
-                ),
-            },
-            (Mode::OutOfPlace, _) => Cut::OutOfPlace {
-                walk_windows: false,
+        match mode {
+            Mode::InPlace => Cut::InPlace,
+            Mode::OutOfPlace => Cut::OutOfPlace {
+                walk_windows: self
+                    .family()
+                    .walks_windows(layout, output_bytes, binding, tuning),
             },
         }
     }
@@ -301,10 +316,13 @@ impl Plan {
         mode: Mode,
         profile: &Profile,
     ) -> Plan {
-        Plan::General(match mode {
-            Mode::OutOfPlace => general::Plan::new(layout, element_bytes, output_bytes, profile),
-            Mode::InPlace => general::Plan::in_place(layout, profile),
-        })
+        Plan::General(general::Plan::new(
+            layout,
+            element_bytes,
+            output_bytes,
+            mode,
+            profile,
+        ))
     }
 
     /// `general`'s plan in place across windows (`src/plan/cut/across.rs`),

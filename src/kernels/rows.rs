@@ -12,9 +12,10 @@
 
 use super::Variant;
 use super::{
-    family_keys, vector_constants, vector_sizes, vectors_in_64, Family, Fields, PipelineKey,
-    VectorLayout, Walk, WIDTHS,
+    family_keys, reverses_rows, vector_constants, vector_sizes, vectors_in_64, Family, Fields,
+    PipelineKey, VectorLayout, Walk, WIDTHS,
 };
+use crate::descriptor::Mode;
 use crate::kernels::divisor::Divisor;
 use crate::kernels::params::Params;
 use crate::kernels::shaders::{KernelFile, Storage};
@@ -36,38 +37,38 @@ pub(crate) struct Plan {
     pub(super) in_place: bool,
 }
 
-/// `rows` where the layout's rows are whole vectors or words.
-pub(super) fn plan(layout: &Layout, element_bytes: u32, profile: &Profile) -> Option<Plan> {
-    let vector = VectorLayout::find(layout, element_bytes, vector_sizes(element_bytes))?;
-    let most = tuning::rows_steps(
-        profile.tuning,
-        element_bytes,
-        vector.bytes,
-        layout.packed_rows(),
-    );
-    // Steps past the end of a row would idle: no more than it holds.
-    let steps = most.min(vector.vecs.next_power_of_two());
-    // Rows of 8- and 16-byte elements only move whole words; narrower ones
-    // shift bytes across them.
-    let sizes = vectors_in_64(element_bytes, vector.bytes);
-    let access_bits = if element_bytes >= 8 {
-        tuning::move_bits(profile, sizes)
-    } else {
-        tuning::access_bits(profile, sizes)
-    };
-    Plan {
-        vector,
-        steps,
-        per_row: 0,
-        access_bits,
-        invocations: 0,
-        walks_window: false,
-        in_place: false,
-    }
-    .fit(layout, element_bytes, profile.tuning)
-}
-
 impl Plan {
+    /// `rows` on `layout`, before it is fitted: where its rows are whole
+    /// vectors or words.
+    fn new(layout: &Layout, element_bytes: u32, profile: &Profile) -> Option<Plan> {
+        let vector = VectorLayout::find(layout, element_bytes, vector_sizes(element_bytes))?;
+        let most = tuning::rows_steps(
+            profile.tuning,
+            element_bytes,
+            vector.bytes,
+            layout.packed_rows(),
+        );
+        // Steps past the end of a row would idle: no more than it holds.
+        let steps = most.min(vector.vecs.next_power_of_two());
+        // Rows of 8- and 16-byte elements only move whole words; narrower ones
+        // shift bytes across them.
+        let sizes = vectors_in_64(element_bytes, vector.bytes);
+        let access_bits = if element_bytes >= 8 {
+            tuning::move_bits(profile, sizes)
+        } else {
+            tuning::access_bits(profile, sizes)
+        };
+        Some(Plan {
+            vector,
+            steps,
+            per_row: 0,
+            access_bits,
+            invocations: 0,
+            walks_window: false,
+            in_place: false,
+        })
+    }
+
     /// In place (`rows/swap.wgsl`): one invocation a row, where rows are whole
     /// 16-byte vectors, which it funnels bytes across at every width.
     pub(super) fn in_place(self, profile: &Profile) -> Option<Plan> {
@@ -83,11 +84,12 @@ impl Plan {
 }
 
 /// `rows/window` for the pieces of one lane of `lane` positions, `piece` one
-/// of them (a run of its positions), where the whole lane is vectors or words
+/// of them (a run of its positions, its output binding `piece_bytes` long), where the whole lane is vectors or words
 /// no narrower than an element: the lane's plan, each piece fitted to it
 /// ([`Plan::fit`]).
 pub(super) fn window_plan(
     piece: &Layout,
+    piece_bytes: u64,
     lane: u32,
     element_bytes: u32,
     profile: &Profile,
@@ -97,7 +99,14 @@ pub(super) fn window_plan(
     }
     let mut whole = piece.clone();
     whole.dims[0].size = lane;
-    let plan = plan(&whole, element_bytes, profile)?;
+    let whole_bytes = u64::from(lane) * u64::from(element_bytes);
+    let plan = Plan::plan(
+        &whole,
+        element_bytes,
+        whole_bytes,
+        Mode::OutOfPlace,
+        profile,
+    )?;
     if plan.vector.bytes < element_bytes {
         return None;
     }
@@ -105,16 +114,45 @@ pub(super) fn window_plan(
         walks_window: true,
         ..plan
     }
-    .fit(piece, element_bytes, profile.tuning)
+    .fit(piece, element_bytes, piece_bytes, profile.tuning)
 }
 
-impl Plan {
-    /// This plan's counts on `piece`, under the same key: its rows and
-    /// invocations, or in a lane's window pairs, the vectors of the piece's
-    /// positions (the lane's vectors stay the plan's); `None` where the piece's
-    /// rows are not whole vectors of this plan's size, or a walked piece is not
-    /// one run of a lane.
-    pub(super) fn fit(self, piece: &Layout, element_bytes: u32, tuning: Tuning) -> Option<Plan> {
+impl Family for Plan {
+    /// Where the axis is the innermost dimension and its rows whole vectors or
+    /// words; in place where they are whole 16-byte vectors.
+    fn plan(
+        layout: &Layout,
+        element_bytes: u32,
+        output_bytes: u64,
+        mode: Mode,
+        profile: &Profile,
+    ) -> Option<Plan> {
+        if !reverses_rows(layout) {
+            return None;
+        }
+        let plan = Plan::new(layout, element_bytes, profile)?.fit(
+            layout,
+            element_bytes,
+            output_bytes,
+            profile.tuning,
+        )?;
+        match mode {
+            Mode::OutOfPlace => Some(plan),
+            Mode::InPlace => plan.in_place(profile),
+        }
+    }
+
+    /// Its rows and invocations, or in a lane's window pairs, the vectors of
+    /// the piece's positions (the lane's vectors stay the plan's); `None` where
+    /// the piece's rows are not whole vectors of this plan's size, or a walked
+    /// piece is not one run of a lane.
+    fn fit(
+        self,
+        piece: &Layout,
+        element_bytes: u32,
+        _output_bytes: u64,
+        tuning: Tuning,
+    ) -> Option<Plan> {
         if self.walks_window {
             if piece.rank() != 1 {
                 return None;
@@ -143,9 +181,7 @@ impl Plan {
             ..self
         })
     }
-}
 
-impl Family for Plan {
     fn fields(&self) -> Fields {
         Fields {
             steps: self.steps,

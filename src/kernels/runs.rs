@@ -6,9 +6,10 @@
 
 use super::Variant;
 use super::{
-    family_keys, vector_constants, vector_sizes, vectors_in_64, Family, Fields, PipelineKey,
-    VectorLayout, Walk, WIDTHS,
+    family_keys, reverses_rows, same_along_runs, vector_constants, vector_sizes, vectors_in_64,
+    Family, Fields, PipelineKey, VectorLayout, Walk, WIDTHS,
 };
+use crate::descriptor::Mode;
 use crate::kernels::divisor::Divisor;
 use crate::kernels::params::Params;
 use crate::kernels::shaders::{KernelFile, Storage};
@@ -37,8 +38,9 @@ pub(crate) struct Plan {
     pub(super) phases: Option<u32>,
 }
 
-/// `runs` where the layout's runs are whole vectors or words.
-pub(super) fn plan(layout: &Layout, element_bytes: u32, profile: &Profile) -> Option<Plan> {
+/// `runs` on `layout`, before it is fitted: where its runs are whole vectors
+/// or words.
+fn new(layout: &Layout, element_bytes: u32, profile: &Profile) -> Option<Plan> {
     let vector = VectorLayout::find(layout, element_bytes, vector_sizes(element_bytes))?;
     let most = tuning::runs_steps(profile.tuning, vector.bytes);
     let vecs = vector.vecs;
@@ -51,7 +53,7 @@ pub(super) fn plan(layout: &Layout, element_bytes: u32, profile: &Profile) -> Op
         .into_iter()
         .find(|&steps| steps > 0 && vecs >= interleave * steps)
         .map_or((alone, 1), |steps| (steps, interleave));
-    Plan {
+    Some(Plan {
         vector,
         steps,
         interleave,
@@ -61,8 +63,7 @@ pub(super) fn plan(layout: &Layout, element_bytes: u32, profile: &Profile) -> Op
         walk: Walk::None,
         lanes: 0,
         phases: None,
-    }
-    .fit(layout, element_bytes, profile.tuning)
+    })
 }
 
 /// Invocations a run of `vecs` vectors takes, `steps` each, in teams of
@@ -79,6 +80,7 @@ impl Plan {
         self,
         layout: &Layout,
         element_bytes: u32,
+        output_bytes: u64,
         tuning: Tuning,
     ) -> Option<Plan> {
         Plan {
@@ -86,7 +88,7 @@ impl Plan {
             phases: Some(1),
             ..self
         }
-        .fit(layout, element_bytes, tuning)
+        .fit(layout, element_bytes, output_bytes, tuning)
     }
 
     /// Runs of one of the `positions` along the axis: a lane.
@@ -98,43 +100,6 @@ impl Plan {
     /// vector group of one position's runs.
     pub(super) fn by_run(&self, positions: u32) -> u64 {
         u64::from(self.invocations / positions.max(1))
-    }
-
-    /// This plan's counts on `piece`, under the same key: its vectors, lanes and
-    /// invocations, walked as this plan walks; `None` where the piece's runs are
-    /// not whole vectors of this plan's size.
-    pub(super) fn fit(self, piece: &Layout, element_bytes: u32, tuning: Tuning) -> Option<Plan> {
-        let vector = VectorLayout::of(piece, element_bytes, self.vector.bytes)?;
-        let positions = piece.dims[piece.axis].size;
-        let per_row = per_run(vector.vecs, self.steps, self.interleave);
-        let shares = vector.lines * u64::from(per_row);
-        let fitted = Plan {
-            vector,
-            per_row,
-            invocations: shares as u32,
-            ..self
-        };
-        Some(match (self.phases, self.walk) {
-            (Some(_), _) => {
-                let phases = tuning::swap_phases(tuning, positions / 2);
-                Plan {
-                    invocations: (fitted.lanes(positions) * u64::from(phases * per_row)) as u32,
-                    phases: Some(phases),
-                    ..fitted
-                }
-            }
-            (None, Walk::None) => fitted,
-            (None, Walk::Window) => Plan {
-                invocations: fitted.by_run(positions) as u32,
-                ..fitted
-            },
-            // `runs` walks no pairs across windows: that is `general`'s.
-            (None, Walk::WindowByLane | Walk::Across) => Plan {
-                invocations: lane_grid(shares, tuning),
-                lanes: fitted.lanes(positions) as u32,
-                ..fitted
-            },
-        })
     }
 
     /// The plan for a windowed pair of a piece of `positions` and an input window
@@ -178,6 +143,93 @@ fn lane_grid(shares: u64, tuning: Tuning) -> u32 {
 }
 
 impl Family for Plan {
+    /// Where the length is the same along the innermost dimension, the axis
+    /// outside it, and runs are whole vectors or words; in place, each lane's
+    /// invocations swapping its vectors.
+    fn plan(
+        layout: &Layout,
+        element_bytes: u32,
+        output_bytes: u64,
+        mode: Mode,
+        profile: &Profile,
+    ) -> Option<Plan> {
+        if reverses_rows(layout) || !same_along_runs(layout) {
+            return None;
+        }
+        let plan = new(layout, element_bytes, profile)?.fit(
+            layout,
+            element_bytes,
+            output_bytes,
+            profile.tuning,
+        )?;
+        match mode {
+            Mode::OutOfPlace => Some(plan),
+            Mode::InPlace => plan.in_place(layout, element_bytes, output_bytes, profile.tuning),
+        }
+    }
+
+    /// Its vectors, lanes and invocations, walked as this plan walks; `None`
+    /// where the piece's runs are not whole vectors of this plan's size.
+    fn fit(
+        self,
+        piece: &Layout,
+        element_bytes: u32,
+        _output_bytes: u64,
+        tuning: Tuning,
+    ) -> Option<Plan> {
+        let vector = VectorLayout::of(piece, element_bytes, self.vector.bytes)?;
+        let positions = piece.dims[piece.axis].size;
+        let per_row = per_run(vector.vecs, self.steps, self.interleave);
+        let shares = vector.lines * u64::from(per_row);
+        let fitted = Plan {
+            vector,
+            per_row,
+            invocations: shares as u32,
+            ..self
+        };
+        Some(match (self.phases, self.walk) {
+            (Some(_), _) => {
+                let phases = tuning::swap_phases(tuning, positions / 2);
+                Plan {
+                    invocations: (fitted.lanes(positions) * u64::from(phases * per_row)) as u32,
+                    phases: Some(phases),
+                    ..fitted
+                }
+            }
+            (None, Walk::None) => fitted,
+            (None, Walk::Window) => Plan {
+                invocations: fitted.by_run(positions) as u32,
+                ..fitted
+            },
+            // `runs` walks no pairs across windows: that is `general`'s.
+            (None, Walk::WindowByLane | Walk::Across) => Plan {
+                invocations: lane_grid(shares, tuning),
+                lanes: fitted.lanes(positions) as u32,
+                ..fitted
+            },
+        })
+    }
+
+    /// Pieces walked against each input window where the tuning walks them
+    /// (`tuning::walks_windows`: its lanes, runs per position, and the
+    /// invocations a walk run by run starts), moving every run once with no
+    /// copies through scratch.
+    fn walks_windows(
+        &self,
+        layout: &Layout,
+        output_bytes: u64,
+        binding: u64,
+        tuning: Tuning,
+    ) -> bool {
+        let positions = layout.dims[layout.axis].size;
+        tuning::walks_windows(
+            tuning,
+            [self.lanes(positions), self.by_run(positions)],
+            output_bytes,
+            binding,
+        )
+    }
+
     fn fields(&self) -> Fields {
         Fields {
             steps: self.steps,

@@ -210,10 +210,10 @@ fn runs_interleave_their_vectors_on_a_cpu_when_a_run_fills_the_group() {
     assert_eq!(cpu.invocations, 15 * 24);
     // In place each step swaps two vectors: half the steps on a CPU, so 8 each
     // and five groups a run; a GPU's steps stay.
-    let swap = cpu.in_place(&layout, 4, Tuning::Cpu).unwrap();
+    let swap = cpu.in_place(&layout, 4, 0, Tuning::Cpu).unwrap();
     assert_eq!((swap.steps, swap.interleave, swap.per_row), (8, 8, 40));
     let (gpu, layout) = runs(300, false);
-    let gpu_swap = gpu.in_place(&layout, 4, Tuning::Gpu).unwrap();
+    let gpu_swap = gpu.in_place(&layout, 4, 0, Tuning::Gpu).unwrap();
     assert_eq!((gpu_swap.steps, gpu_swap.per_row), (4, 96));
     // 100 vectors: a group of 16 each would idle; 8 each cover 64.
     let (mid, _) = runs(100, true);

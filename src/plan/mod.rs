@@ -134,7 +134,13 @@ fn pieces(
     // Where some piece walks pairs, every piece walks its positions (a whole
     // one over all of them), so that one pipeline runs them all.
     let family = match dispatches.iter().any(|d| !d.whole && d.by_position) {
-        true => family.walking(&dispatches[0].layout, axis_size, element_bytes, profile),
+        true => family.walking(
+            &dispatches[0].layout,
+            dispatches[0].windows[2].size,
+            axis_size,
+            element_bytes,
+            profile,
+        ),
         false => Some(family),
     };
     let fitted = family.and_then(|family| {
