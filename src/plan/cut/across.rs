@@ -13,6 +13,7 @@
 use super::geometry::{extent, indices};
 use super::{InputBinding, Piece, Window, MAX_DISPATCHES};
 use crate::descriptor::error::{Error, InPlaceRule};
+use crate::descriptor::Mode;
 use crate::plan::layout::{Dim, Layout};
 
 /// The dispatches of `layout` in place across windows of `window` bytes
@@ -154,14 +155,20 @@ impl Blocks<'_> {
             ..dims[axis]
         }];
         piece.extend_from_slice(&dims[axis + 1..]);
+        // The back group's window at the input's place where the groups lie
+        // apart; else both in the output window, the placeholder there.
+        let (input, in_window, in_shift) = match apart {
+            true => (InputBinding::Tensor, back_window, shift(&back_window)),
+            false => InputBinding::of(Mode::InPlace, (back_window, shift(&back_window))),
+        };
         Piece {
             layout: Layout {
                 axis: 0,
                 dims: piece,
             },
-            windows: [back_window, lengths, front_window],
+            windows: [in_window, lengths, front_window],
             shifts: [
-                shift(&back_window),
+                in_shift,
                 ((len_first - lengths.offset) / len_width) as u32,
                 shift(&front_window),
             ],
@@ -170,10 +177,7 @@ impl Blocks<'_> {
             sources: [0, u32::MAX],
             whole: false,
             by_position: true,
-            input: match apart {
-                true => InputBinding::Tensor,
-                false => InputBinding::Input,
-            },
+            input,
             staging: None,
         }
     }

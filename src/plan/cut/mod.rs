@@ -54,6 +54,7 @@ mod staged;
 mod tests;
 
 use crate::descriptor::error::{Error, InPlaceRule};
+use crate::descriptor::Mode;
 use crate::plan::layout::Layout;
 use across::across;
 use outline::outline;
@@ -123,6 +124,25 @@ pub(crate) enum InputBinding {
     Tensor,
 }
 
+impl InputBinding {
+    /// What a piece binds at the input's place in `mode`, with its window and
+    /// shift: out of place the caller's input, `input` (the window that holds
+    /// the piece's sources and their shift from its start); in place the
+    /// placeholder, where every pair lies in the output window.
+    pub(super) fn of(mode: Mode, input: (Window, u32)) -> (InputBinding, Window, u32) {
+        match mode {
+            Mode::OutOfPlace => (InputBinding::Input, input.0, input.1),
+            Mode::InPlace => {
+                let placeholder = Window {
+                    offset: 0,
+                    size: PLACEHOLDER_BYTES,
+                };
+                (InputBinding::Placeholder, placeholder, 0)
+            }
+        }
+    }
+}
+
 /// Bytes of the placeholder an in-place dispatch binds at the input's place:
 /// one 16-byte vector, the least any kernel's input binding may hold.
 pub(crate) const PLACEHOLDER_BYTES: u64 = 16;
@@ -189,21 +209,25 @@ pub(crate) fn fits_one_binding(layout: &Layout, bytes: [u64; 3], window: u64) ->
 }
 
 /// The one dispatch of a tensor that fits one binding ([`fits_one_binding`]):
-/// every tensor, `bytes` long, bound whole.
-pub(crate) fn whole(layout: &Layout, bytes: [u64; 3]) -> Piece {
+/// every tensor, `bytes` long, bound whole (in place, the placeholder at the
+/// input's place).
+pub(crate) fn whole(layout: &Layout, bytes: [u64; 3], mode: Mode) -> Piece {
+    let mut windows = bytes.map(|b| Window {
+        offset: 0,
+        size: b.next_multiple_of(4),
+    });
+    let (input, window, shift) = InputBinding::of(mode, (windows[0], 0));
+    windows[0] = window;
     Piece {
         layout: layout.clone(),
-        windows: bytes.map(|b| Window {
-            offset: 0,
-            size: b.next_multiple_of(4),
-        }),
-        shifts: [0; 3],
+        windows,
+        shifts: [shift, 0, 0],
         axis_start: 0,
         positions: [0, u32::MAX],
         sources: [0, u32::MAX],
         whole: true,
         by_position: true,
-        input: InputBinding::Input,
+        input,
         staging: None,
     }
 }
@@ -227,7 +251,7 @@ pub(crate) fn cut(
         Cut::OutOfPlace { walk_windows } => {
             split(layout, widths, bytes, window, align, walk_windows).map(Ok)
         }
-        Cut::InPlace => Ok(in_place(layout, widths, bytes, window, align)?.map(bind_placeholder)),
+        Cut::InPlace => in_place(layout, widths, bytes, window, align),
     }
 }
 
@@ -247,35 +271,18 @@ fn in_place(
     align: u64,
 ) -> Result<Result<Vec<Piece>, InPlaceRule>, Error> {
     if fits_one_binding(layout, bytes, window) {
-        return Ok(Ok(vec![whole(layout, bytes)]));
+        return Ok(Ok(vec![whole(layout, bytes, Mode::InPlace)]));
     }
     let outline = outline(layout, widths, bytes, window, align);
     if let Ok(outline) = &outline {
         if outline.reach().whole {
-            return outline.dispatches().map(Ok);
+            return outline.dispatches(Mode::InPlace).map(Ok);
         }
     }
     match across(layout, widths, window, align)? {
         Ok(dispatches) => Ok(Ok(dispatches)),
         Err(rule) => outline.map(|_| Err(rule)),
     }
-}
-
-/// In-place dispatches with the placeholder at the input's place, but where a
-/// pair's groups lie apart (the back group's window is bound there).
-fn bind_placeholder(mut dispatches: Vec<Piece>) -> Vec<Piece> {
-    for dispatch in dispatches
-        .iter_mut()
-        .filter(|d| d.input != InputBinding::Tensor)
-    {
-        dispatch.input = InputBinding::Placeholder;
-        dispatch.windows[0] = Window {
-            offset: 0,
-            size: PLACEHOLDER_BYTES,
-        };
-        dispatch.shifts[0] = 0;
-    }
-    dispatches
 }
 
 /// Cuts the operator on `layout` into pieces, and those into dispatches. `widths`
@@ -295,7 +302,7 @@ fn split(
     // A tensor without elements binds nothing, however far its lengths or strides
     // reach: one dispatch with no work, which `record` skips.
     if fits_one_binding(layout, bytes, window) {
-        return Ok(vec![whole(layout, bytes)]);
+        return Ok(vec![whole(layout, bytes, Mode::OutOfPlace)]);
     }
     let outline = outline(layout, widths, bytes, window, align);
     // Pieces whose sources fit one window; or, for a kernel that walks a piece's
@@ -305,7 +312,7 @@ fn split(
     if let Ok(outline) = &outline {
         let reach = outline.reach();
         if reach.whole || (walk_windows && reach.by_position) {
-            match outline.dispatches() {
+            match outline.dispatches(Mode::OutOfPlace) {
                 Ok(dispatches) => return Ok(dispatches),
                 error => paired = Some(error),
             }
@@ -316,6 +323,6 @@ fn split(
     // each input window in turn.
     match staged(layout, widths, window, align) {
         Some(dispatches) => Ok(dispatches),
-        None => paired.unwrap_or_else(|| outline.and_then(|o| o.dispatches())),
+        None => paired.unwrap_or_else(|| outline.and_then(|o| o.dispatches(Mode::OutOfPlace))),
     }
 }

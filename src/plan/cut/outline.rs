@@ -6,6 +6,7 @@
 use super::geometry::{cut, extent, indices};
 use super::{InputBinding, Piece, Window, MAX_DISPATCHES};
 use crate::descriptor::error::{Error, TensorRole};
+use crate::descriptor::Mode;
 use crate::plan::layout::{Dim, Layout};
 
 /// Which of a piece's elements a dispatch writes, by where their sources lie.
@@ -116,11 +117,13 @@ impl Outline {
         }
     }
 
-    /// Each piece with every input window that may hold its sources.
-    pub(super) fn dispatches(&self) -> Result<Vec<Piece>, Error> {
+    /// Each piece with every input window that may hold its sources; in
+    /// place, where each piece's sources lie in its output window
+    /// ([`Reach::whole`]), with the placeholder at the input's place.
+    pub(super) fn dispatches(&self, mode: Mode) -> Result<Vec<Piece>, Error> {
         let mut dispatches = Vec::new();
         for piece in &self.pieces {
-            piece.dispatch(&self.cut, self.widths, self.window, &mut dispatches)?;
+            piece.dispatch(&self.cut, self.widths, self.window, mode, &mut dispatches)?;
         }
         Ok(dispatches)
     }
@@ -297,12 +300,15 @@ impl OutlinedPiece {
         c: &PieceCut,
         widths: [u64; 3],
         window: u64,
+        mode: Mode,
         out: &mut Vec<Piece>,
     ) -> Result<(), Error> {
-        let dispatches = match self.windows(c, widths[0], window) {
+        let windows = self.windows(c, widths[0], window);
+        debug_assert!(mode == Mode::OutOfPlace || windows == Windows::One);
+        let dispatches = match windows {
             Windows::One => {
-                let (input, shift) = c.region(self.origins[0], self.extents[0], widths[0]);
-                vec![self.with_input(c, widths, input, shift, Writes::All)]
+                let input = c.region(self.origins[0], self.extents[0], widths[0]);
+                vec![self.with_input(c, widths, InputBinding::of(mode, input), Writes::All)]
             }
             Windows::Positions => self.position_windows(c, widths),
             Windows::Offsets => self.offset_windows(c, widths),
@@ -322,13 +328,13 @@ impl OutlinedPiece {
         self.extents[0] - u64::from(self.n.saturating_sub(1)) * in_axis
     }
 
-    /// The dispatch of the piece with `input`, writing the elements `writes` names.
+    /// The dispatch of the piece with `input` (what it binds at the input's
+    /// place, its window and shift), writing the elements `writes` names.
     fn with_input(
         &self,
         c: &PieceCut,
         [_, len_width, out_width]: [u64; 3],
-        input: Window,
-        in_shift: u32,
+        (binding, input, in_shift): (InputBinding, Window, u32),
         writes: Writes,
     ) -> Piece {
         let (lengths, len_shift) = c.region(self.origins[1], self.extents[1], len_width);
@@ -348,7 +354,7 @@ impl OutlinedPiece {
             },
             whole: self.whole_axis && matches!(writes, Writes::All),
             by_position: !matches!(writes, Writes::Offsets(_)),
-            input: InputBinding::Input,
+            input: binding,
             staging: None,
         }
     }
@@ -381,7 +387,12 @@ impl OutlinedPiece {
                     .min(last_of_lane);
                 let (input, shift) = c.region(first, last - first, in_width);
                 let writes = Writes::Positions([p, p + q]);
-                windows.push(self.with_input(c, widths, input, shift, writes));
+                windows.push(self.with_input(
+                    c,
+                    widths,
+                    (InputBinding::Input, input, shift),
+                    writes,
+                ));
             }
             p += q;
         }
@@ -409,7 +420,7 @@ impl OutlinedPiece {
                 size: end.next_multiple_of(4) - offset,
             };
             let writes = Writes::Offsets([lo as u32, hi as u32]);
-            windows.push(self.with_input(c, widths, input, shift, writes));
+            windows.push(self.with_input(c, widths, (InputBinding::Input, input, shift), writes));
             lo = hi;
         }
         windows
