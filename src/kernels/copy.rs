@@ -52,7 +52,7 @@ impl Copying {
 
 /// Values for the copy kernel's `override` constants under `tuning`.
 fn constants(tuning: Tuning) -> Vec<(&'static str, f64)> {
-    let [lanes, steps] = tuning::copy_lanes_steps(tuning);
+    let [interleave, steps] = tuning::copy_interleave_steps(tuning);
     vec![
         ("RANK", 2.0),
         ("AXIS", 0.0),
@@ -60,7 +60,7 @@ fn constants(tuning: Tuning) -> Vec<(&'static str, f64)> {
             "WORKGROUP_SIZE",
             f64::from(crate::kernels::shaders::WORKGROUP_SIZE),
         ),
-        ("LANES", f64::from(lanes)),
+        ("LANES", f64::from(interleave)),
         ("STEPS", f64::from(steps)),
     ]
 }
@@ -105,7 +105,7 @@ pub(crate) fn params(
     direction: Direction,
     copying: Copying,
 ) -> Option<(Params, u32)> {
-    let [lanes, steps] = tuning::copy_lanes_steps(copying.tuning).map(u64::from);
+    let [interleave, steps] = tuning::copy_interleave_steps(copying.tuning).map(u64::from);
     let unit = copying.bytes();
     // Accesses from each binding's start to the first segment, and between
     // segments: in the caller's window, and in scratch.
@@ -121,8 +121,8 @@ pub(crate) fn params(
     if from[1] == words && to[1] == words {
         (words, count) = (words * count, 1);
     }
-    let per_segment = words.div_ceil(lanes * steps);
-    let invocations = u32::try_from(count * per_segment * lanes).ok()?;
+    let per_segment = words.div_ceil(interleave * steps);
+    let invocations = u32::try_from(count * per_segment * interleave).ok()?;
     let mut params = Params {
         count: invocations,
         in_shift: u32::try_from(from[0]).ok()?,

@@ -16,7 +16,7 @@ use crate::descriptor::error::{Error, InPlaceRule};
 use crate::descriptor::Mode;
 use crate::plan::layout::{Dim, Layout};
 
-/// The dispatches of `layout` in place across windows of `window` bytes
+/// The dispatches of `layout` in place across windows, `binding` bytes at most
 /// starting on `align`; `widths` are the bytes per element of the tensor (twice)
 /// and of the lengths. The rule it breaks where positions interleave (one
 /// position's elements reach past the next position's first), where one
@@ -25,7 +25,7 @@ use crate::plan::layout::{Dim, Layout};
 pub(super) fn across(
     layout: &Layout,
     [_, len_width, width]: [u64; 3],
-    window: u64,
+    binding: u64,
     align: u64,
 ) -> Result<Result<Vec<Piece>, InPlaceRule>, Error> {
     let align = align.max(16).next_power_of_two();
@@ -37,8 +37,8 @@ pub(super) fn across(
     let narrow = |d: &Dim| d.output <= u64::from(u32::MAX) && d.lengths <= u64::from(u32::MAX);
     // Two groups' windows, each from the alignment before its first element,
     // and the alignment bytes between neighbours, fit one window.
-    let half = window.saturating_sub(3 * align + 8) / 2 / width;
-    let lengths_limit = window.saturating_sub(align + 4);
+    let half = binding.saturating_sub(3 * align + 8) / 2 / width;
+    let lengths_limit = binding.saturating_sub(align + 4);
     let rule = if stride <= reach {
         Some(InPlaceRule::PositionsInterleave)
     } else if half <= reach {

@@ -202,10 +202,10 @@ pub(crate) struct Batch {
     pub(crate) window: Window,
 }
 
-/// Whether every tensor, `bytes` long, fits one binding of `window` bytes, or the
+/// Whether every tensor, `bytes` long, fits one binding of `binding` bytes, or the
 /// tensor has no elements: one dispatch binds them whole.
-pub(crate) fn fits_one_binding(layout: &Layout, bytes: [u64; 3], window: u64) -> bool {
-    layout.element_count() == 0 || bytes.iter().all(|b| b.next_multiple_of(4) <= window)
+pub(crate) fn fits_one_binding(layout: &Layout, bytes: [u64; 3], binding: u64) -> bool {
+    layout.element_count() == 0 || bytes.iter().all(|b| b.next_multiple_of(4) <= binding)
 }
 
 /// The one dispatch of a tensor that fits one binding ([`fits_one_binding`]):
@@ -235,23 +235,23 @@ pub(crate) fn whole(layout: &Layout, bytes: [u64; 3], mode: Mode) -> Piece {
 /// Cuts the operator on `layout` as `cut` asks: the dispatches, or in place
 /// the rule the tensor breaks where no cut exists. `widths` are the bytes per
 /// element of input, sequence lengths and output, `bytes` their tensors' sizes;
-/// `window` is the most bytes one binding may hold (whole words, within
+/// `binding` is the most bytes one binding may hold (whole words, within
 /// [`MAX_WINDOW_BYTES`]: `Target::binding`) and `align` the storage offset
 /// alignment.
 pub(crate) fn cut(
     layout: &Layout,
     widths: [u64; 3],
     bytes: [u64; 3],
-    window: u64,
+    binding: u64,
     align: u64,
     cut: Cut,
 ) -> Result<Result<Vec<Piece>, InPlaceRule>, Error> {
-    debug_assert!(window.is_multiple_of(4) && window <= MAX_WINDOW_BYTES);
+    debug_assert!(binding.is_multiple_of(4) && binding <= MAX_WINDOW_BYTES);
     match cut {
         Cut::OutOfPlace { walk_windows } => {
-            split(layout, widths, bytes, window, align, walk_windows).map(Ok)
+            split(layout, widths, bytes, binding, align, walk_windows).map(Ok)
         }
-        Cut::InPlace => in_place(layout, widths, bytes, window, align),
+        Cut::InPlace => in_place(layout, widths, bytes, binding, align),
     }
 }
 
@@ -267,19 +267,19 @@ fn in_place(
     layout: &Layout,
     widths: [u64; 3],
     bytes: [u64; 3],
-    window: u64,
+    binding: u64,
     align: u64,
 ) -> Result<Result<Vec<Piece>, InPlaceRule>, Error> {
-    if fits_one_binding(layout, bytes, window) {
+    if fits_one_binding(layout, bytes, binding) {
         return Ok(Ok(vec![whole(layout, bytes, Mode::InPlace)]));
     }
-    let outline = outline(layout, widths, bytes, window, align);
+    let outline = outline(layout, widths, bytes, binding, align);
     if let Ok(outline) = &outline {
         if outline.reach().whole {
             return outline.dispatches(Mode::InPlace).map(Ok);
         }
     }
-    match across(layout, widths, window, align)? {
+    match across(layout, widths, binding, align)? {
         Ok(dispatches) => Ok(Ok(dispatches)),
         Err(rule) => outline.map(|_| Err(rule)),
     }
@@ -287,7 +287,7 @@ fn in_place(
 
 /// Cuts the operator on `layout` into pieces, and those into dispatches. `widths`
 /// are the bytes per element of input, sequence lengths and output, `bytes` their
-/// tensors' sizes; `window` is the most bytes one binding may hold and `align` the
+/// tensors' sizes; `binding` is the most bytes one binding may hold and `align` the
 /// storage offset alignment. One dispatch, binding every tensor whole, where they
 /// all fit ([`fits_one_binding`]). Pieces of whole positions may pair with input
 /// windows where `walk_windows` (the kernel walks them).
@@ -295,16 +295,16 @@ fn split(
     layout: &Layout,
     widths: [u64; 3],
     bytes: [u64; 3],
-    window: u64,
+    binding: u64,
     align: u64,
     walk_windows: bool,
 ) -> Result<Vec<Piece>, Error> {
     // A tensor without elements binds nothing, however far its lengths or strides
     // reach: one dispatch with no work, which `record` skips.
-    if fits_one_binding(layout, bytes, window) {
+    if fits_one_binding(layout, bytes, binding) {
         return Ok(vec![whole(layout, bytes, Mode::OutOfPlace)]);
     }
-    let outline = outline(layout, widths, bytes, window, align);
+    let outline = outline(layout, widths, bytes, binding, align);
     // Pieces whose sources fit one window; or, for a kernel that walks a piece's
     // positions, pieces of whole positions paired with input windows of whole
     // positions (each run moved once, by the pair whose window holds its source).
@@ -321,7 +321,7 @@ fn split(
     // Pieces whose sources span several windows: staged where their segments
     // allow it (linear in the tensor, and any kernel variant), else paired with
     // each input window in turn.
-    match staged(layout, widths, window, align) {
+    match staged(layout, widths, binding, align) {
         Some(dispatches) => Ok(dispatches),
         None => paired.unwrap_or_else(|| outline.and_then(|o| o.dispatches(Mode::OutOfPlace))),
     }

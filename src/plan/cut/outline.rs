@@ -45,7 +45,7 @@ pub(super) struct Outline {
     cut: PieceCut,
     pieces: Vec<OutlinedPiece>,
     widths: [u64; 3],
-    window: u64,
+    binding: u64,
 }
 
 /// How an outline's pieces read their sources, known before any dispatch exists.
@@ -74,10 +74,10 @@ pub(super) fn outline(
     layout: &Layout,
     widths: [u64; 3],
     bytes: [u64; 3],
-    window: u64,
+    binding: u64,
     align: u64,
 ) -> Result<Outline, Error> {
-    let c = PieceCut::new(layout, widths, bytes, window, align)?;
+    let c = PieceCut::new(layout, widths, bytes, binding, align)?;
     let dims = &layout.dims;
     let count: u64 = dims[..c.cut]
         .iter()
@@ -100,14 +100,14 @@ pub(super) fn outline(
         cut: c,
         pieces,
         widths,
-        window,
+        binding,
     })
 }
 
 impl Outline {
     /// How the pieces read their sources.
     pub(super) fn reach(&self) -> Reach {
-        let windows = |p: &OutlinedPiece| p.windows(&self.cut, self.widths[0], self.window);
+        let windows = |p: &OutlinedPiece| p.windows(&self.cut, self.widths[0], self.binding);
         Reach {
             whole: self
                 .pieces
@@ -123,7 +123,7 @@ impl Outline {
     pub(super) fn dispatches(&self, mode: Mode) -> Result<Vec<Piece>, Error> {
         let mut dispatches = Vec::new();
         for piece in &self.pieces {
-            piece.dispatch(&self.cut, self.widths, self.window, mode, &mut dispatches)?;
+            piece.dispatch(&self.cut, self.widths, self.binding, mode, &mut dispatches)?;
         }
         Ok(dispatches)
     }
@@ -132,17 +132,17 @@ impl Outline {
 /// Why no piece of one element fits: a window with room for no element of a
 /// tensor besides its offset alignment and a word, or input offsets over the
 /// whole axis past a u32.
-fn too_large(widths: [u64; 3], bytes: [u64; 3], window: u64, align: u64) -> Error {
+fn too_large(widths: [u64; 3], bytes: [u64; 3], binding: u64, align: u64) -> Error {
     let roles = [
         TensorRole::Input,
         TensorRole::SequenceLengths,
         TensorRole::Output,
     ];
-    match (0..3).find(|&t| widths[t] + align + 4 > window) {
+    match (0..3).find(|&t| widths[t] + align + 4 > binding) {
         Some(t) => Error::TensorTooLarge {
             tensor: roles[t],
             bytes: widths[t] + align + 4,
-            limit: window,
+            limit: binding,
             limit_name: "one storage binding, which one element with its offset alignment and \
                          a word exceeds",
         },
@@ -167,15 +167,15 @@ impl PieceCut {
         layout: &Layout,
         widths: [u64; 3],
         bytes: [u64; 3],
-        window: u64,
+        binding: u64,
         align: u64,
     ) -> Result<PieceCut, Error> {
         let [in_width, len_width, out_width] = widths;
         let align = align.max(16).next_power_of_two();
-        let room = window.saturating_sub(align + 4);
+        let room = binding.saturating_sub(align + 4);
         let (dims, axis) = (&layout.dims, layout.axis);
         let (cut, group) = cut(layout, room / out_width, room / len_width, room / in_width)
-            .ok_or_else(|| too_large(widths, bytes, window, align))?;
+            .ok_or_else(|| too_large(widths, bytes, binding, align))?;
         let lane = axis == cut && dims[axis].input == 1 && dims[axis].output == 1;
         let vector = (16 / in_width.max(out_width)).max(1) as u32;
         let group = match lane && group < dims[axis].size && group >= vector {
@@ -282,10 +282,10 @@ impl OutlinedPiece {
     /// The input windows the piece pairs with: one where its sources fit a
     /// window, else windows of whole positions where a position's sources end
     /// before the next's, else windows of offsets.
-    fn windows(&self, c: &PieceCut, in_width: u64, window: u64) -> Windows {
+    fn windows(&self, c: &PieceCut, in_width: u64, binding: u64) -> Windows {
         let (input, _) = c.region(self.origins[0], self.extents[0], in_width);
         let in_axis = self.layout.dims[self.layout.axis].input;
-        if input.size <= window {
+        if input.size <= binding {
             Windows::One
         } else if in_axis > self.position_extent() && c.room / in_width >= in_axis + 2 * c.tail {
             Windows::Positions
@@ -299,11 +299,11 @@ impl OutlinedPiece {
         &self,
         c: &PieceCut,
         widths: [u64; 3],
-        window: u64,
+        binding: u64,
         mode: Mode,
         out: &mut Vec<Piece>,
     ) -> Result<(), Error> {
-        let windows = self.windows(c, widths[0], window);
+        let windows = self.windows(c, widths[0], binding);
         debug_assert!(mode == Mode::OutOfPlace || windows == Windows::One);
         let dispatches = match windows {
             Windows::One => {

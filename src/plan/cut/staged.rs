@@ -13,19 +13,19 @@ use crate::plan::layout::{Dim, Layout};
 pub(super) fn staged(
     layout: &Layout,
     widths: [u64; 3],
-    window: u64,
+    binding: u64,
     align: u64,
 ) -> Option<Vec<Piece>> {
     let align = align.max(16).next_power_of_two();
     let others: Vec<usize> = (0..layout.rank()).filter(|&d| d != layout.axis).collect();
     let (k, group) = (0..others.len())
-        .find_map(|k| group(layout, &others, k, widths, window, align).map(|g| (k, g)))?;
+        .find_map(|k| group(layout, &others, k, widths, binding, align).map(|g| (k, g)))?;
     let cutting = StagedCut {
         layout,
         others,
         k,
         widths,
-        window,
+        binding,
         align,
     };
     let dims = &layout.dims;
@@ -58,12 +58,12 @@ fn group(
     others: &[usize],
     k: usize,
     [in_width, len_width, out_width]: [u64; 3],
-    window: u64,
+    binding: u64,
     align: u64,
 ) -> Option<u32> {
     let dims = &layout.dims;
     let cut = others[k];
-    let per_position = (window / u64::from(dims[layout.axis].size.max(1))).saturating_sub(16);
+    let per_position = (binding / u64::from(dims[layout.axis].size.max(1))).saturating_sub(16);
     let rest = |stride: fn(&Dim) -> u64| -> u64 {
         others[k + 1..]
             .iter()
@@ -82,7 +82,7 @@ fn group(
         dims[cut].output,
     );
     let lengths = fits(
-        window.saturating_sub(align + 4) / len_width,
+        binding.saturating_sub(align + 4) / len_width,
         rest(|d| d.lengths),
         dims[cut].lengths,
     );
@@ -116,7 +116,7 @@ struct StagedCut<'a> {
     others: Vec<usize>,
     k: usize,
     widths: [u64; 3],
-    window: u64,
+    binding: u64,
     align: u64,
 }
 
@@ -131,7 +131,7 @@ impl StagedCut<'_> {
         let mut inner: Vec<Dim> = self.others[self.k..].iter().map(|&d| dims[d]).collect();
         inner[0].size = size;
         let (input, output, padded) = self.segments(&inner, index, first)?;
-        let batches = [&input, &output].map(|s| batches(s, n, self.window, self.align));
+        let batches = [&input, &output].map(|s| batches(s, n, self.binding, self.align));
         // The lengths the piece reads, before any padding.
         let len_extent = extent(&inner, |d| d.lengths);
         inner[0].size = padded;
@@ -254,13 +254,13 @@ impl StagedCut<'_> {
 /// many as one window of the caller's binding holds, from the alignment at or
 /// before the batch's first: one copy dispatch each. `None` where a segment
 /// and its distance from the alignment do not fit a window.
-fn batches(segments: &Segments, positions: u32, window: u64, align: u64) -> Option<Vec<Batch>> {
+fn batches(segments: &Segments, positions: u32, binding: u64, align: u64) -> Option<Vec<Batch>> {
     let start = |p: u32| segments.origin + u64::from(p) * segments.stride;
     let mut batches = Vec::new();
     let mut first = 0;
     while first < positions {
         let offset = start(first) / align * align;
-        let room = window.checked_sub(start(first) - offset + segments.bytes)?;
+        let room = binding.checked_sub(start(first) - offset + segments.bytes)?;
         let more = match segments.stride {
             0 => u64::from(positions),
             stride => room / stride,

@@ -87,9 +87,9 @@ fn an_axis_longer_than_a_window_runs_in_pairs_of_windows() {
 /// Simulates every dispatch on the host: each output element must be written
 /// exactly once, from the source the operator names, with every access inside
 /// the dispatch's windows.
-fn simulate(layout: &Layout, widths: [u64; 3], window: u64, lengths: &dyn Fn(u64) -> u32) {
+fn simulate(layout: &Layout, widths: [u64; 3], binding: u64, lengths: &dyn Fn(u64) -> u32) {
     for walk in [false, true] {
-        simulate_split(layout, widths, window, lengths, walk);
+        simulate_split(layout, widths, binding, lengths, walk);
     }
 }
 
@@ -98,7 +98,7 @@ fn simulate(layout: &Layout, widths: [u64; 3], window: u64, lengths: &dyn Fn(u64
 fn simulate_split(
     layout: &Layout,
     widths: [u64; 3],
-    window: u64,
+    binding: u64,
     lengths: &dyn Fn(u64) -> u32,
     walk: bool,
 ) -> Vec<u64> {
@@ -108,19 +108,19 @@ fn simulate_split(
         let stride = |d: &Dim| [d.input, d.lengths, d.output][t];
         (extent(dims, stride) + 1) * widths[t]
     });
-    let dispatches = split(layout, widths, bytes, window, 256, walk).unwrap();
+    let dispatches = split(layout, widths, bytes, binding, 256, walk).unwrap();
     let mut written = std::collections::HashMap::new();
     let mut writes = vec![0; dispatches.len()];
     for (d, writes) in dispatches.iter().zip(&mut writes) {
         for (t, w) in d.windows.iter().enumerate() {
             assert!(
-                w.size <= window.min(MAX_WINDOW_BYTES)
+                w.size <= binding.min(MAX_WINDOW_BYTES)
                     && w.offset + w.size <= bytes[t].next_multiple_of(4)
             );
             assert_eq!(w.offset % 256, 0);
         }
         if let Some(staging) = &d.staging {
-            check_batches(staging, bytes, window);
+            check_batches(staging, bytes, binding);
         }
         let out_origin = (d.windows[2].offset / widths[2]) as i64 + i64::from(d.shifts[2]);
         let len_origin = (d.windows[1].offset / widths[1]) as i64 + i64::from(d.shifts[1]);
@@ -217,8 +217,8 @@ fn every_output_element_is_written_once_from_its_source() {
         (&[70, 16, 33][..], 0),
     ] {
         for width in [1, 2, 4, 16] {
-            for window in [4096, 16384] {
-                simulate(&layout(sizes, axis), [width, 4, width], window, &lengths);
+            for binding in [4096, 16384] {
+                simulate(&layout(sizes, axis), [width, 4, width], binding, &lengths);
             }
         }
     }
@@ -245,7 +245,7 @@ fn time_major(time: u32, batch: u32, inner: u32, width: u64) -> Layout {
 /// A staged piece's copy batches: each segment of each tensor in exactly one
 /// batch, in order, inside the batch's window, which starts on the alignment,
 /// fits a binding and lies in the tensor's binding.
-fn check_batches(staging: &Staging, bytes: [u64; 3], window: u64) {
+fn check_batches(staging: &Staging, bytes: [u64; 3], binding: u64) {
     for (segments, batches, bytes) in [
         (&staging.input, &staging.batches[0], bytes[0]),
         (&staging.output, &staging.batches[1], bytes[2]),
@@ -257,7 +257,7 @@ fn check_batches(staging: &Staging, bytes: [u64; 3], window: u64) {
             let w = batch.window;
             assert_eq!(w.offset % 256, 0);
             assert!(
-                w.size <= window.min(MAX_WINDOW_BYTES)
+                w.size <= binding.min(MAX_WINDOW_BYTES)
                     && w.offset + w.size <= bytes.next_multiple_of(4)
             );
             for p in batch.first..batch.first + batch.count {
@@ -270,12 +270,12 @@ fn check_batches(staging: &Staging, bytes: [u64; 3], window: u64) {
     }
 }
 
-fn dispatch_count(layout: &Layout, widths: [u64; 3], window: u64) -> (usize, bool) {
+fn dispatch_count(layout: &Layout, widths: [u64; 3], binding: u64) -> (usize, bool) {
     let bytes = [0, 1, 2].map(|t| {
         let stride = |d: &Dim| [d.input, d.lengths, d.output][t];
         (extent(&layout.dims, stride) + 1) * widths[t]
     });
-    let d = split(layout, widths, bytes, window, 256, false).unwrap();
+    let d = split(layout, widths, bytes, binding, 256, false).unwrap();
     (d.len(), d.iter().all(|d| d.staging.is_some()))
 }
 
@@ -347,7 +347,7 @@ fn simulate_lane_pairs(
     lanes: u32,
     n: u32,
     width: u64,
-    window: u64,
+    binding: u64,
     length: &dyn Fn(u32) -> u32,
 ) -> [usize; 3] {
     let elements = u64::from(lanes) * u64::from(n);
@@ -356,7 +356,7 @@ fn simulate_lane_pairs(
         &layout(&[lanes, n], 1),
         [width, 4, width],
         bytes,
-        window,
+        binding,
         256,
         false,
     )
@@ -543,7 +543,7 @@ fn in_window(w: &Window, shift: u32, at: u64, width: u64, what: &str) -> u64 {
 fn simulate_in_place(
     layout: &Layout,
     widths: [u64; 3],
-    window: u64,
+    binding: u64,
     align: u64,
     lengths: &dyn Fn(u64) -> u32,
 ) -> Result<(usize, usize), InPlaceRule> {
@@ -553,7 +553,7 @@ fn simulate_in_place(
         let stride = |d: &Dim| [d.output, d.lengths, d.output][t];
         (extent(dims, stride) + 1) * widths[t]
     });
-    let dispatches = cut(layout, widths, bytes, window, align, Cut::InPlace).unwrap()?;
+    let dispatches = cut(layout, widths, bytes, binding, align, Cut::InPlace).unwrap()?;
     let n = dims[layout.axis].size;
     let mut swapped = std::collections::HashMap::new();
     let mut across = 0;
@@ -569,7 +569,7 @@ fn simulate_in_place(
                 );
                 continue;
             }
-            assert!(w.size <= window.min(MAX_WINDOW_BYTES), "{k}: window {w:?}");
+            assert!(w.size <= binding.min(MAX_WINDOW_BYTES), "{k}: window {w:?}");
             assert!(
                 w.offset + w.size <= bytes[t].next_multiple_of(4),
                 "{k}: {w:?}"
@@ -677,12 +677,12 @@ fn in_place_whole_lanes_and_pairs_across_windows_swap_every_pair_once() {
         (&[2, 3, 1500][..], 2),
     ] {
         for width in [1, 2, 4, 8, 16] {
-            for (window, align) in [(4096, 256), (16384, 256), (2048, 64), (1 << 20, 256)] {
+            for (binding, align) in [(4096, 256), (16384, 256), (2048, 64), (1 << 20, 256)] {
                 let layout = layout(sizes, axis);
                 let (dispatches, across) =
-                    simulate_in_place(&layout, [width, 4, width], window, align, &lengths)
+                    simulate_in_place(&layout, [width, 4, width], binding, align, &lengths)
                         .unwrap_or_else(|rule| {
-                            panic!("{sizes:?} axis {axis}, {width} B, {window}: {rule:?}")
+                            panic!("{sizes:?} axis {axis}, {width} B, {binding}: {rule:?}")
                         });
                 seen[usize::from(across > 0)] += 1;
                 assert!(across == 0 || across == dispatches);

@@ -294,11 +294,12 @@ pub(crate) fn move_bits(profile: &Profile, sizes: &[u32]) -> u32 {
     }
 }
 
-/// The staging copy's lanes and steps (`src/kernels/copy/copy.wgsl`): LANES
-/// invocations that interleave STEPS words each. On a CPU adapter its SIMD
+/// The staging copy's interleave and steps (`src/kernels/copy/copy.wgsl`, its
+/// constants `LANES` and `STEPS`): invocations that interleave, and the words
+/// each takes. On a CPU adapter its SIMD
 /// width, as `runs` interleaves ([`run_interleave`]), with 8 words each; on a
 /// GPU a warp, each step one coalesced 128-byte access, with 4.
-pub(crate) fn copy_lanes_steps(tuning: Tuning) -> [u32; 2] {
+pub(crate) fn copy_interleave_steps(tuning: Tuning) -> [u32; 2] {
     match tuning {
         Tuning::Cpu => [8, 8],
         Tuning::Gpu => [32, 4],

@@ -35,7 +35,7 @@ const GPU_PAIR_FILL: u64 = 32 * 1024;
 /// Whether `runs` walks windowed pairs, for a layout with `lanes` runs per
 /// position (`by_run` invocations walking run by run, as [`walks_lanes`] takes),
 /// rather than staging its pieces through scratch, on an output of
-/// `output_bytes` cut into windows of `window` bytes: each piece is paired with
+/// `output_bytes` cut into windows of `binding` bytes: each piece is paired with
 /// the windows at and below its own at most, W(W+1)/2 pairs for W windows.
 /// Always on a GPU. On a CPU adapter each lane costs its workgroups a visit in
 /// every pair, and every dispatch costs about what moving a few MiB does, while
@@ -45,9 +45,9 @@ pub(crate) fn walks_windows(
     tuning: Tuning,
     [lanes, by_run]: [u64; 2],
     output_bytes: u64,
-    window: u64,
+    binding: u64,
 ) -> bool {
-    let windows = output_bytes.div_ceil(window.max(1)).max(1);
+    let windows = output_bytes.div_ceil(binding.max(1)).max(1);
     let bytes_per_pair = output_bytes / (windows * (windows + 1) / 2);
     match tuning {
         Tuning::Gpu => true,
