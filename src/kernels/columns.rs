@@ -109,6 +109,12 @@ pub(super) fn kernel(key: &PipelineKey) -> (KernelFile, Storage) {
 }
 
 pub(super) use super::no_slots as slots;
+
+/// Every buffer, in place too: the kernel names its input in the branch it
+/// takes out of place.
+pub(super) fn uses(_key: &PipelineKey) -> [bool; 3] {
+    [true; 3]
+}
 pub(super) use super::outer_axes as takes_axis;
 
 pub(super) fn constants(key: &PipelineKey, constants: &mut Vec<(&'static str, f64)>) {

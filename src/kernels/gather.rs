@@ -174,6 +174,7 @@ pub(super) fn kernel(key: &PipelineKey) -> (KernelFile, Storage) {
 
 pub(super) use super::no_slots as slots;
 pub(super) use super::outer_axes as takes_axis;
+pub(super) use super::swaps_in_output as uses;
 pub(super) use super::vector_constants as constants;
 
 pub(super) fn keys() -> impl Iterator<Item = PipelineKey> {

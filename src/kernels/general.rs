@@ -327,6 +327,13 @@ pub(super) fn slots(key: &PipelineKey) -> &'static [(&'static str, &'static str)
 }
 
 /// Any axis.
+/// Every buffer, but for the swap in place within one window, which reaches
+/// the tensor through the output binding alone; across windows the input
+/// binding holds the back group's window.
+pub(super) fn uses(key: &PipelineKey) -> [bool; 3] {
+    [!key.in_place || key.walk == Walk::Across, true, true]
+}
+
 pub(super) fn takes_axis(_rank: u32, _axis: u32) -> bool {
     true
 }

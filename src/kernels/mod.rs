@@ -193,6 +193,14 @@ macro_rules! families {
             }
         }
 
+        /// The buffers `key`'s kernel uses (input, lengths, output); an
+        /// executor binds these alone (`src/plan/kernel.rs`).
+        pub(crate) fn uses(key: &PipelineKey) -> [bool; 3] {
+            match key.variant {
+                $(Variant::$variant => $room::uses(key),)*
+            }
+        }
+
         /// Whether the family's kernels take `axis` of a canonical layout of `rank`.
         pub(crate) fn takes_axis(variant: Variant, rank: u32, axis: u32) -> bool {
             match variant {
@@ -429,6 +437,12 @@ fn family_keys(
 
 /// The element widths.
 const WIDTHS: [u32; 5] = [1, 2, 4, 8, 16];
+
+/// The buffers of a family whose swaps in place reach the tensor through the
+/// output binding alone: all but the input in place, all out of place.
+fn swaps_in_output(key: &PipelineKey) -> [bool; 3] {
+    [!key.in_place, true, true]
+}
 
 /// The slots of a family whose kernels have none of their own.
 fn no_slots(_key: &PipelineKey) -> &'static [(&'static str, &'static str)] {

@@ -250,6 +250,8 @@ pub(super) fn slots(key: &PipelineKey) -> &'static [(&'static str, &'static str)
 }
 
 /// The innermost axis.
+pub(super) use super::swaps_in_output as uses;
+
 pub(super) fn takes_axis(rank: u32, axis: u32) -> bool {
     axis == rank - 1
 }

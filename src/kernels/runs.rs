@@ -279,6 +279,7 @@ pub(super) fn constants(key: &PipelineKey, constants: &mut Vec<(&'static str, f6
 
 pub(super) use super::no_slots as slots;
 pub(super) use super::outer_axes as takes_axis;
+pub(super) use super::swaps_in_output as uses;
 
 pub(super) fn keys() -> impl Iterator<Item = PipelineKey> {
     let most = |_, vector_bytes| (1, tuning::runs_steps(Tuning::Cpu, vector_bytes));

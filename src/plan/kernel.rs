@@ -3,8 +3,7 @@
 //! convention the program's docs give any executor.
 
 use crate::kernels::shaders::{KernelFile, Source, WORKGROUP_SIZE};
-use crate::kernels::variant::Variant;
-use crate::kernels::{PipelineKey, Walk};
+use crate::kernels::PipelineKey;
 
 /// A kernel's WGSL, in the convention of [`program`](crate::program), with its `override` constants
 /// fixed as `const` declarations.
@@ -24,7 +23,7 @@ pub struct Kernel {
 
 impl Kernel {
     pub(crate) fn operator(key: &PipelineKey) -> Kernel {
-        Kernel::external(&key.source(), &key.constants(), operator_uses(key))
+        Kernel::external(&key.source(), &key.constants(), crate::kernels::uses(key))
     }
 
     /// The kernel of `source` with `constants`, declaring the buffers `uses`
@@ -52,14 +51,6 @@ pub(crate) const COPY: usize = 1;
 
 /// The buffers the staging copy uses: input and output, no lengths.
 pub(crate) const COPY_USES: [bool; 3] = [true, false, true];
-
-/// The buffers `key`'s kernel uses (input, lengths, output): all, but for the
-/// swaps in place, which reach the tensor through the output binding alone
-/// (`columns` names its input in the branch it takes out of place).
-pub(crate) fn operator_uses(key: &PipelineKey) -> [bool; 3] {
-    let input = !(key.in_place && key.walk == Walk::None && key.variant != Variant::Columns);
-    [input, true, true]
-}
 
 /// `wgsl` in the convention above: each `override` a `const` of its value in
 /// `constants` (or of its default), the buffers in `uses` (bindings 1, 2 and 3)
@@ -185,7 +176,7 @@ mod tests {
         let mut checked = 0;
         for key in keys.values().flat_map(|k| [k[0], k[k.len() - 1]]) {
             let kernel = Kernel::operator(&key);
-            let buffers = operator_uses(&key).iter().filter(|&&u| u).count();
+            let buffers = crate::kernels::uses(&key).iter().filter(|&&u| u).count();
             assert_convention(
                 &kernel,
                 buffers,

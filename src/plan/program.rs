@@ -54,7 +54,7 @@ use crate::kernels::variant::Variant;
 use crate::kernels::PipelineKey;
 use crate::plan::cut::{Piece, Segments};
 use crate::plan::dispatch::Making;
-use crate::plan::kernel::{operator_uses, COPY_USES};
+use crate::plan::kernel::COPY_USES;
 use crate::plan::tuning;
 use crate::plan::{plan, tensor_bytes, Planned};
 
@@ -157,7 +157,7 @@ impl Program {
             copying,
             mode,
             output_bytes: bytes[2],
-            uses: [operator_uses(&key), COPY_USES],
+            uses: [crate::kernels::uses(&key), COPY_USES],
         };
         Ok(Program {
             kernels: OnceLock::new(),
