@@ -41,7 +41,7 @@ const SUBMISSION_TIME: Duration = Duration::from_millis(100);
 /// without waiting in it (each poll holds the device for microseconds) and
 /// pausing up to a millisecond between polls, so that other threads reach the
 /// device in between: wgpu's GL backend panics in a thread kept from it for a
-/// few seconds. Each poll takes the device's [`DeviceLock`](crate::DeviceLock).
+/// few seconds. Each poll takes the device's [`DeviceLock`].
 /// revseq's own blocking calls wait this way; use it for the submissions you
 /// make with [`CompiledReverse::record`](crate::CompiledReverse::record) where
 /// other threads share the device. [`Error::DeviceLost`] where the device is

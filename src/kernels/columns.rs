@@ -1,5 +1,5 @@
 //! `columns`: per-element lengths (as `gather`) along at most
-//! [`COLUMN_ROWS`](crate::plan::tuning::COLUMN_ROWS) positions, on 16-byte vectors of
+//! [`COLUMN_ROWS`] positions, on 16-byte vectors of
 //! elements narrower than one. Each invocation holds a whole column of the axis in
 //! registers (`steps` rows: the axis rounded up to 8, 16, 32 or 64), loads and
 //! stores each vector once, and reverses every element's prefix there with a
@@ -98,50 +98,47 @@ impl Family for Plan {
         params.count = self.invocations;
         params.vecs = Divisor::new(self.vector.vecs);
     }
+
+    fn kernel(key: &PipelineKey) -> (KernelFile, Storage) {
+        (COLUMNS, Storage::of(key.vector_bytes, key.access_bits))
+    }
+
+    /// Every buffer, in place too: the kernel names its input in the branch it
+    /// takes out of place.
+    fn uses(_key: &PipelineKey) -> [bool; 3] {
+        [true; 3]
+    }
+
+    fn constants(key: &PipelineKey, constants: &mut Vec<(&'static str, f64)>) {
+        vector_constants(key, constants);
+        constants.push(("IN_PLACE", f64::from(u8::from(key.in_place))));
+    }
+
+    fn keys() -> impl Iterator<Item = PipelineKey> {
+        // Elements narrower than a vector, on 16-byte vectors, in 8 to 64 rows;
+        // out of place and in place.
+        family_keys(
+            Variant::Columns,
+            &WIDTHS[..4],
+            |_| &[16],
+            |_, _| (8, COLUMN_ROWS),
+            access_sizes,
+        )
+        .flat_map(|key| {
+            [
+                key,
+                PipelineKey {
+                    in_place: true,
+                    ..key
+                },
+            ]
+        })
+    }
 }
 
 /// The family's WGSL files, and its kernels among them.
 const FILES: &[(&str, &str)] = wgsl!["columns/columns",];
 const COLUMNS: KernelFile = KernelFile::new("columns/columns", FILES);
-
-pub(super) fn kernel(key: &PipelineKey) -> (KernelFile, Storage) {
-    (COLUMNS, Storage::of(key.vector_bytes, key.access_bits))
-}
-
-pub(super) use super::no_slots as slots;
-
-/// Every buffer, in place too: the kernel names its input in the branch it
-/// takes out of place.
-pub(super) fn uses(_key: &PipelineKey) -> [bool; 3] {
-    [true; 3]
-}
-pub(super) use super::outer_axes as takes_axis;
-
-pub(super) fn constants(key: &PipelineKey, constants: &mut Vec<(&'static str, f64)>) {
-    vector_constants(key, constants);
-    constants.push(("IN_PLACE", f64::from(u8::from(key.in_place))));
-}
-
-pub(super) fn keys() -> impl Iterator<Item = PipelineKey> {
-    // Elements narrower than a vector, on 16-byte vectors, in 8 to 64 rows;
-    // out of place and in place.
-    family_keys(
-        Variant::Columns,
-        &WIDTHS[..4],
-        |_| &[16],
-        |_, _| (8, COLUMN_ROWS),
-        access_sizes,
-    )
-    .flat_map(|key| {
-        [
-            key,
-            PipelineKey {
-                in_place: true,
-                ..key
-            },
-        ]
-    })
-}
 
 /// 32- or 64-bit words (`tuning::access_bits`).
 fn access_sizes(_element_bytes: u32, _vector_bytes: u32) -> &'static [u32] {

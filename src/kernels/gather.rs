@@ -149,6 +149,43 @@ impl Family for Plan {
         params.bands = Divisor::new(self.bands);
         params.touch = if self.touch_ahead { u32::MAX } else { 0 };
     }
+
+    fn kernel(key: &PipelineKey) -> (KernelFile, Storage) {
+        let storage = Storage::of(key.vector_bytes, key.access_bits);
+        let kernel = match storage {
+            _ if key.in_place => SWAP,
+            Storage::Words => GATHER_NARROW,
+            _ => GATHER,
+        };
+        (kernel, storage)
+    }
+
+    fn keys() -> impl Iterator<Item = PipelineKey> {
+        family_keys(
+            Variant::Gather,
+            &WIDTHS,
+            vector_sizes,
+            |element_bytes, _| {
+                let steps = |tuning| tuning::gather_steps(tuning, element_bytes);
+                (1, steps(Tuning::Cpu).max(steps(Tuning::Gpu)))
+            },
+            access_sizes,
+        )
+        .chain(
+            // In place: one step, 16-byte vectors as 32- or 64-bit words.
+            family_keys(
+                Variant::Gather,
+                &WIDTHS,
+                |_| &[16],
+                |_, _| (1, 1),
+                |_, _| &[32, 64],
+            )
+            .map(|key| PipelineKey {
+                in_place: true,
+                ..key
+            }),
+        )
+    }
 }
 
 /// The family's WGSL files, and its kernels among them.
@@ -161,48 +198,6 @@ const FILES: &[(&str, &str)] = wgsl![
 const GATHER: KernelFile = KernelFile::new("gather/gather", FILES);
 const GATHER_NARROW: KernelFile = KernelFile::new("gather/gather_narrow", FILES);
 const SWAP: KernelFile = KernelFile::new("gather/swap", FILES);
-
-pub(super) fn kernel(key: &PipelineKey) -> (KernelFile, Storage) {
-    let storage = Storage::of(key.vector_bytes, key.access_bits);
-    let kernel = match storage {
-        _ if key.in_place => SWAP,
-        Storage::Words => GATHER_NARROW,
-        _ => GATHER,
-    };
-    (kernel, storage)
-}
-
-pub(super) use super::no_slots as slots;
-pub(super) use super::outer_axes as takes_axis;
-pub(super) use super::swaps_in_output as uses;
-pub(super) use super::vector_constants as constants;
-
-pub(super) fn keys() -> impl Iterator<Item = PipelineKey> {
-    family_keys(
-        Variant::Gather,
-        &WIDTHS,
-        vector_sizes,
-        |element_bytes, _| {
-            let steps = |tuning| tuning::gather_steps(tuning, element_bytes);
-            (1, steps(Tuning::Cpu).max(steps(Tuning::Gpu)))
-        },
-        access_sizes,
-    )
-    .chain(
-        // In place: one step, 16-byte vectors as 32- or 64-bit words.
-        family_keys(
-            Variant::Gather,
-            &WIDTHS,
-            |_| &[16],
-            |_, _| (1, 1),
-            |_, _| &[32, 64],
-        )
-        .map(|key| PipelineKey {
-            in_place: true,
-            ..key
-        }),
-    )
-}
 
 /// 64-bit words too for 8- and 16-byte elements on 16-byte vectors
 /// (`tuning::access_bits`): narrower elements load one 32-bit word an element

@@ -233,6 +233,102 @@ impl Family for Plan {
             across.write(params);
         }
     }
+
+    /// 1- and 2-byte elements merge into 32-bit words; wider ones move whole. In
+    /// place across windows, units move whole (16-byte vectors of runs, or elements
+    /// of 4 bytes and more), and 1- and 2-byte elements by XOR.
+    fn kernel(key: &PipelineKey) -> (KernelFile, Storage) {
+        if key.writes_input() {
+            return match (key.vector_bytes, key.element_bytes) {
+                (16, _) | (_, 16) => (SWAP_PAIRS, Storage::Vec4),
+                (_, 8) => (SWAP_PAIRS, Storage::Vec2),
+                (_, 4) => (SWAP_PAIRS, Storage::Words),
+                _ => (SWAP_PAIRS_SUBWORDS, Storage::Words),
+            };
+        }
+        let (whole, subwords) = match key.in_place {
+            true => (SWAP, SWAP_SUBWORDS),
+            false => (ELEMENTS, SUBWORDS),
+        };
+        match key.element_bytes {
+            1 | 2 => (subwords, Storage::Words),
+            4 => (whole, Storage::Words),
+            8 => (whole, Storage::Vec2),
+            _ => (whole, Storage::Vec4),
+        }
+    }
+
+    /// In place across windows, the unit `general/units.wgsl` moves, by the
+    /// storage the key's kernel names.
+    fn slots(key: &PipelineKey) -> &'static [(&'static str, &'static str)] {
+        if !key.writes_input() {
+            return &[];
+        }
+        match Self::kernel(key).1 {
+            Storage::Vec4 => &[("unit", "general/unit_vec4")],
+            Storage::Vec2 => &[("unit", "general/unit_vec2")],
+            _ => &[("unit", "general/unit_words")],
+        }
+    }
+
+    /// Every buffer, but for the swap in place within one window, which reaches
+    /// the tensor through the output binding alone; across windows the input
+    /// binding holds the back group's window.
+    fn uses(key: &PipelineKey) -> [bool; 3] {
+        [!key.in_place || key.walk == Walk::Across, true, true]
+    }
+
+    /// Any axis.
+    fn takes_axis(_rank: u32, _axis: u32) -> bool {
+        true
+    }
+
+    fn constants(key: &PipelineKey, constants: &mut Vec<(&'static str, f64)>) {
+        // The kernels that merge 1- and 2-byte elements into words.
+        if key.element_bytes < 4 && Self::kernel(key).1 == Storage::Words {
+            constants.push(("ELEM_BYTES", f64::from(key.element_bytes)));
+        }
+        if key.writes_input() {
+            constants.push(("STEPS", f64::from(key.steps)));
+        }
+    }
+
+    fn keys() -> impl Iterator<Item = PipelineKey> {
+        family_keys(
+            Variant::General,
+            &WIDTHS,
+            |_| &[0],
+            |_, _| (1, 1),
+            words_only,
+        )
+        .flat_map(|key| {
+            [false, true].map(|wide_multiply| PipelineKey {
+                wide_multiply,
+                ..key
+            })
+        })
+        .flat_map(|key| [false, true].map(|in_place| PipelineKey { in_place, ..key }))
+        .flat_map(|key| {
+            // In place across windows: units of elements, or of 16-byte vectors.
+            let walks: &[(Walk, u32)] = match key.in_place {
+                true => &[(Walk::None, 0), (Walk::Across, 0), (Walk::Across, 16)],
+                false => &[(Walk::None, 0)],
+            };
+            walks.iter().flat_map(move |&(walk, vector_bytes)| {
+                // Units an invocation takes along a run (`tuning::across_units`).
+                let steps: &[u32] = match walk {
+                    Walk::Across => &[1, 8],
+                    _ => &[1],
+                };
+                steps.iter().map(move |&steps| PipelineKey {
+                    walk,
+                    vector_bytes,
+                    steps,
+                    ..key
+                })
+            })
+        })
+    }
 }
 
 impl Across {
@@ -288,99 +384,3 @@ const SWAP: KernelFile = KernelFile::new("general/swap", FILES);
 const SWAP_SUBWORDS: KernelFile = KernelFile::new("general/swap_subwords", FILES);
 const SWAP_PAIRS: KernelFile = KernelFile::new("general/swap_pairs", FILES);
 const SWAP_PAIRS_SUBWORDS: KernelFile = KernelFile::new("general/swap_pairs_subwords", FILES);
-
-/// 1- and 2-byte elements merge into 32-bit words; wider ones move whole. In
-/// place across windows, units move whole (16-byte vectors of runs, or elements
-/// of 4 bytes and more), and 1- and 2-byte elements by XOR.
-pub(super) fn kernel(key: &PipelineKey) -> (KernelFile, Storage) {
-    if key.writes_input() {
-        return match (key.vector_bytes, key.element_bytes) {
-            (16, _) | (_, 16) => (SWAP_PAIRS, Storage::Vec4),
-            (_, 8) => (SWAP_PAIRS, Storage::Vec2),
-            (_, 4) => (SWAP_PAIRS, Storage::Words),
-            _ => (SWAP_PAIRS_SUBWORDS, Storage::Words),
-        };
-    }
-    let (whole, subwords) = match key.in_place {
-        true => (SWAP, SWAP_SUBWORDS),
-        false => (ELEMENTS, SUBWORDS),
-    };
-    match key.element_bytes {
-        1 | 2 => (subwords, Storage::Words),
-        4 => (whole, Storage::Words),
-        8 => (whole, Storage::Vec2),
-        _ => (whole, Storage::Vec4),
-    }
-}
-
-/// In place across windows, the unit `general/units.wgsl` moves, by the
-/// storage the key's kernel names.
-pub(super) fn slots(key: &PipelineKey) -> &'static [(&'static str, &'static str)] {
-    if !key.writes_input() {
-        return &[];
-    }
-    match kernel(key).1 {
-        Storage::Vec4 => &[("unit", "general/unit_vec4")],
-        Storage::Vec2 => &[("unit", "general/unit_vec2")],
-        _ => &[("unit", "general/unit_words")],
-    }
-}
-
-/// Any axis.
-/// Every buffer, but for the swap in place within one window, which reaches
-/// the tensor through the output binding alone; across windows the input
-/// binding holds the back group's window.
-pub(super) fn uses(key: &PipelineKey) -> [bool; 3] {
-    [!key.in_place || key.walk == Walk::Across, true, true]
-}
-
-pub(super) fn takes_axis(_rank: u32, _axis: u32) -> bool {
-    true
-}
-
-pub(super) fn constants(key: &PipelineKey, constants: &mut Vec<(&'static str, f64)>) {
-    // The kernels that merge 1- and 2-byte elements into words.
-    if key.element_bytes < 4 && kernel(key).1 == Storage::Words {
-        constants.push(("ELEM_BYTES", f64::from(key.element_bytes)));
-    }
-    if key.writes_input() {
-        constants.push(("STEPS", f64::from(key.steps)));
-    }
-}
-
-pub(super) fn keys() -> impl Iterator<Item = PipelineKey> {
-    family_keys(
-        Variant::General,
-        &WIDTHS,
-        |_| &[0],
-        |_, _| (1, 1),
-        words_only,
-    )
-    .flat_map(|key| {
-        [false, true].map(|wide_multiply| PipelineKey {
-            wide_multiply,
-            ..key
-        })
-    })
-    .flat_map(|key| [false, true].map(|in_place| PipelineKey { in_place, ..key }))
-    .flat_map(|key| {
-        // In place across windows: units of elements, or of 16-byte vectors.
-        let walks: &[(Walk, u32)] = match key.in_place {
-            true => &[(Walk::None, 0), (Walk::Across, 0), (Walk::Across, 16)],
-            false => &[(Walk::None, 0)],
-        };
-        walks.iter().flat_map(move |&(walk, vector_bytes)| {
-            // Units an invocation takes along a run (`tuning::across_units`).
-            let steps: &[u32] = match walk {
-                Walk::Across => &[1, 8],
-                _ => &[1],
-            };
-            steps.iter().map(move |&steps| PipelineKey {
-                walk,
-                vector_bytes,
-                steps,
-                ..key
-            })
-        })
-    })
-}

@@ -3,9 +3,11 @@
 //! The plan is decided once, on the host, from the layout and the profile: the
 //! general family runs every layout, and the vector families are fast paths for
 //! layouts whose innermost canonical dimension is contiguous in input and output
-//! and a whole number of vectors long. Each family's module holds its rule (when it
-//! runs), its plan (how its work is cut into invocations), its kernels' WGSL and
-//! key, and what it writes into the layout uniform.
+//! and a whole number of vectors long. Each family's module implements one
+//! contract, [`Family`]: its rule and plan in each mode (when it runs, and how
+//! its work is cut into invocations), its fit to each piece of the cut, what it
+//! needs of the cut, what it writes into the layout uniform, and its kernels:
+//! their WGSL (beside the module), keys, constants and the buffers they use.
 
 /// A family's WGSL files: (name, text) pairs for the names given, each
 /// `src/kernels/<name>.wgsl`, beside the family's Rust.
@@ -55,9 +57,10 @@ pub(crate) struct Fields {
 
 /// A family's contract, in its room: the plan it runs on a layout in each
 /// mode (its rule, `None` where it does not run that layout), that plan fitted
-/// to each piece of the cut under the same key, what it needs of the cut, and
-/// what it gives each dispatch: its key fields, its invocations and workgroups,
-/// and its fields of the layout uniform.
+/// to each piece of the cut under the same key, what it needs of the cut, what
+/// it gives each dispatch (its key fields, its invocations and workgroups, and
+/// its fields of the layout uniform), and its kernels by key. Where a family
+/// says nothing, the defaults below hold.
 trait Family {
     /// The family's plan in `mode` on `layout` of `element_bytes`-byte
     /// elements, its output binding `output_bytes` long; `None` where the
@@ -108,11 +111,55 @@ trait Family {
     }
     /// Writes the family's fields of the layout uniform.
     fn write(&self, params: &mut Params);
+
+    /// The kernel and storage of `key`, one of the family's keys.
+    fn kernel(key: &PipelineKey) -> (KernelFile, Storage)
+    where
+        Self: Sized;
+    /// The family's `override` constants of `key`, after the shared ones: bytes
+    /// per element and the key's steps, where the family takes them as they are.
+    fn constants(key: &PipelineKey, constants: &mut Vec<(&'static str, f64)>)
+    where
+        Self: Sized,
+    {
+        vector_constants(key, constants);
+    }
+    /// The files that fill the family's own slots in `key`'s kernel: none
+    /// where its kernels have none of their own.
+    fn slots(_key: &PipelineKey) -> &'static [(&'static str, &'static str)]
+    where
+        Self: Sized,
+    {
+        &[]
+    }
+    /// The buffers `key`'s kernel uses (input, lengths, output); an executor
+    /// binds these alone (`src/plan/kernel.rs`). All but the input in place,
+    /// where a family's swap reaches the tensor through the output binding
+    /// alone; all out of place.
+    fn uses(key: &PipelineKey) -> [bool; 3]
+    where
+        Self: Sized,
+    {
+        [!key.in_place, true, true]
+    }
+    /// Whether the family's kernels take `axis` of a canonical layout of
+    /// `rank`: an axis outside the innermost dimension, where the family
+    /// says nothing else.
+    fn takes_axis(rank: u32, axis: u32) -> bool
+    where
+        Self: Sized,
+    {
+        axis < rank - 1
+    }
+    /// Every key of the family, with rank, axis and length type left to fill.
+    fn keys() -> impl Iterator<Item = PipelineKey>
+    where
+        Self: Sized;
 }
 
-/// The families, a line each: the [`Variant`] and the room that holds its rule,
-/// plan, keys, kernels and constants. Makes [`Plan`] (a family's plan for one
-/// piece of the tensor) and the lookups from a key to its family's room.
+/// The families, a line each: the [`Variant`] and the room whose `Plan`
+/// implements [`Family`]. Makes [`Plan`] (a family's plan for one piece of the
+/// tensor) and the lookups from a key to its family's room.
 macro_rules! families {
     ($($variant:ident => $room:ident),* $(,)?) => {
         /// A family and the counts its kernel needs for one piece of the tensor.
@@ -175,21 +222,21 @@ macro_rules! families {
         /// The kernel and storage of `key`.
         pub(crate) fn kernel(key: &PipelineKey) -> (KernelFile, Storage) {
             match key.variant {
-                $(Variant::$variant => $room::kernel(key),)*
+                $(Variant::$variant => $room::Plan::kernel(key),)*
             }
         }
 
         /// The files that fill the family's own slots in `key`'s kernel.
         pub(crate) fn slots(key: &PipelineKey) -> &'static [(&'static str, &'static str)] {
             match key.variant {
-                $(Variant::$variant => $room::slots(key),)*
+                $(Variant::$variant => $room::Plan::slots(key),)*
             }
         }
 
         /// The family's `override` constants of `key`, after the shared ones.
         pub(crate) fn constants(key: &PipelineKey, constants: &mut Vec<(&'static str, f64)>) {
             match key.variant {
-                $(Variant::$variant => $room::constants(key, constants),)*
+                $(Variant::$variant => $room::Plan::constants(key, constants),)*
             }
         }
 
@@ -197,20 +244,20 @@ macro_rules! families {
         /// executor binds these alone (`src/plan/kernel.rs`).
         pub(crate) fn uses(key: &PipelineKey) -> [bool; 3] {
             match key.variant {
-                $(Variant::$variant => $room::uses(key),)*
+                $(Variant::$variant => $room::Plan::uses(key),)*
             }
         }
 
         /// Whether the family's kernels take `axis` of a canonical layout of `rank`.
         pub(crate) fn takes_axis(variant: Variant, rank: u32, axis: u32) -> bool {
             match variant {
-                $(Variant::$variant => $room::takes_axis(rank, axis),)*
+                $(Variant::$variant => $room::Plan::takes_axis(rank, axis),)*
             }
         }
 
         /// Every family's keys, with rank, axis and length type left to fill.
         pub(crate) fn keys() -> impl Iterator<Item = PipelineKey> {
-            std::iter::empty()$(.chain($room::keys()))*
+            std::iter::empty()$(.chain($room::Plan::keys()))*
         }
     };
 }
@@ -393,12 +440,6 @@ fn vector_constants(key: &PipelineKey, constants: &mut Vec<(&'static str, f64)>)
     ]);
 }
 
-/// The axes of the families that reverse an axis outside the innermost
-/// dimension.
-fn outer_axes(rank: u32, axis: u32) -> bool {
-    axis < rank - 1
-}
-
 /// A family's keys: for every element width in `widths`, each vector size in
 /// `sizes(width)`, every power of two of steps in `steps(width, vector size)`
 /// (least and most), and each access size the family may use; one invocation of a
@@ -437,17 +478,6 @@ fn family_keys(
 
 /// The element widths.
 const WIDTHS: [u32; 5] = [1, 2, 4, 8, 16];
-
-/// The buffers of a family whose swaps in place reach the tensor through the
-/// output binding alone: all but the input in place, all out of place.
-fn swaps_in_output(key: &PipelineKey) -> [bool; 3] {
-    [!key.in_place, true, true]
-}
-
-/// The slots of a family whose kernels have none of their own.
-fn no_slots(_key: &PipelineKey) -> &'static [(&'static str, &'static str)] {
-    &[]
-}
 
 /// The access sizes of a family that moves 32-bit words only.
 fn words_only(_element_bytes: u32, _vector_bytes: u32) -> &'static [u32] {

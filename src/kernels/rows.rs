@@ -12,8 +12,8 @@
 
 use super::Variant;
 use super::{
-    family_keys, reverses_rows, vector_constants, vector_sizes, vectors_in_64, Family, Fields,
-    PipelineKey, VectorLayout, Walk, WIDTHS,
+    family_keys, reverses_rows, vector_sizes, vectors_in_64, Family, Fields, PipelineKey,
+    VectorLayout, Walk, WIDTHS,
 };
 use crate::descriptor::Mode;
 use crate::kernels::divisor::Divisor;
@@ -206,6 +206,53 @@ impl Family for Plan {
         params.vecs = Divisor::new(self.vector.vecs);
         params.per_row = Divisor::new(self.per_row);
     }
+
+    fn kernel(key: &PipelineKey) -> (KernelFile, Storage) {
+        let storage = Storage::of(key.vector_bytes, key.access_bits);
+        let kernel = match storage {
+            _ if key.in_place => SWAP,
+            _ if key.walk == Walk::Window => WINDOW,
+            Storage::Words => ROWS_NARROW,
+            Storage::U64 if key.element_bytes >= 8 => ROWS_64,
+            _ => ROWS,
+        };
+        (kernel, storage)
+    }
+
+    /// Whether `rows/window.wgsl` mirrors vectors or words (`mirror`).
+    fn slots(key: &PipelineKey) -> &'static [(&'static str, &'static str)] {
+        match Storage::of(key.vector_bytes, key.access_bits) {
+            Storage::Words => &[("mirror", "rows/mirror_narrow")],
+            _ => &[("mirror", "rows/mirror")],
+        }
+    }
+
+    /// The innermost axis.
+    fn takes_axis(rank: u32, axis: u32) -> bool {
+        axis == rank - 1
+    }
+
+    fn keys() -> impl Iterator<Item = PipelineKey> {
+        let most = |element_bytes, vector_bytes| {
+            let steps =
+                |packed| tuning::rows_steps(Tuning::Cpu, element_bytes, vector_bytes, packed);
+            (1, steps(true).max(steps(false)))
+        };
+        family_keys(Variant::Rows, &WIDTHS, vector_sizes, most, vectors_in_64).flat_map(|key| {
+            // Pairs over lanes longer than a window, of rank 1, on vectors no
+            // narrower than an element.
+            let pairs = (key.vector_bytes >= key.element_bytes).then_some(PipelineKey {
+                walk: Walk::Window,
+                ..key
+            });
+            // In place, one step, on 16-byte vectors.
+            let in_place = (key.vector_bytes == 16 && key.steps == 1).then_some(PipelineKey {
+                in_place: true,
+                ..key
+            });
+            std::iter::once(key).chain(pairs).chain(in_place)
+        })
+    }
 }
 
 /// The family's WGSL files, and its kernels among them.
@@ -224,55 +271,3 @@ const ROWS_NARROW: KernelFile = KernelFile::new("rows/rows_narrow", FILES);
 const ROWS_64: KernelFile = KernelFile::new("rows/rows_64", FILES);
 const WINDOW: KernelFile = KernelFile::new("rows/window", FILES);
 const SWAP: KernelFile = KernelFile::new("rows/swap", FILES);
-
-pub(super) fn kernel(key: &PipelineKey) -> (KernelFile, Storage) {
-    let storage = Storage::of(key.vector_bytes, key.access_bits);
-    let kernel = match storage {
-        _ if key.in_place => SWAP,
-        _ if key.walk == Walk::Window => WINDOW,
-        Storage::Words => ROWS_NARROW,
-        Storage::U64 if key.element_bytes >= 8 => ROWS_64,
-        _ => ROWS,
-    };
-    (kernel, storage)
-}
-
-pub(super) fn constants(key: &PipelineKey, constants: &mut Vec<(&'static str, f64)>) {
-    vector_constants(key, constants);
-}
-
-/// Whether `rows/window.wgsl` mirrors vectors or words (`mirror`).
-pub(super) fn slots(key: &PipelineKey) -> &'static [(&'static str, &'static str)] {
-    match Storage::of(key.vector_bytes, key.access_bits) {
-        Storage::Words => &[("mirror", "rows/mirror_narrow")],
-        _ => &[("mirror", "rows/mirror")],
-    }
-}
-
-/// The innermost axis.
-pub(super) use super::swaps_in_output as uses;
-
-pub(super) fn takes_axis(rank: u32, axis: u32) -> bool {
-    axis == rank - 1
-}
-
-pub(super) fn keys() -> impl Iterator<Item = PipelineKey> {
-    let most = |element_bytes, vector_bytes| {
-        let steps = |packed| tuning::rows_steps(Tuning::Cpu, element_bytes, vector_bytes, packed);
-        (1, steps(true).max(steps(false)))
-    };
-    family_keys(Variant::Rows, &WIDTHS, vector_sizes, most, vectors_in_64).flat_map(|key| {
-        // Pairs over lanes longer than a window, of rank 1, on vectors no
-        // narrower than an element.
-        let pairs = (key.vector_bytes >= key.element_bytes).then_some(PipelineKey {
-            walk: Walk::Window,
-            ..key
-        });
-        // In place, one step, on 16-byte vectors.
-        let in_place = (key.vector_bytes == 16 && key.steps == 1).then_some(PipelineKey {
-            in_place: true,
-            ..key
-        });
-        std::iter::once(key).chain(pairs).chain(in_place)
-    })
-}

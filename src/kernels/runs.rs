@@ -253,46 +253,43 @@ impl Family for Plan {
         params.lanes = self.lanes;
         params.blocks = Divisor::new(self.phases.unwrap_or(1).max(1));
     }
+
+    fn kernel(key: &PipelineKey) -> (KernelFile, Storage) {
+        let kernel = if key.in_place { SWAP } else { RUNS };
+        (kernel, Storage::of(key.vector_bytes, key.access_bits))
+    }
+
+    fn constants(key: &PipelineKey, constants: &mut Vec<(&'static str, f64)>) {
+        vector_constants(key, constants);
+        if key.in_place {
+            return;
+        }
+        constants.push(("WALK", f64::from(u8::from(key.walk != Walk::None))));
+        constants.push((
+            "WALK_LANES",
+            f64::from(u8::from(key.walk == Walk::WindowByLane)),
+        ));
+    }
+
+    fn keys() -> impl Iterator<Item = PipelineKey> {
+        let most = |_, vector_bytes| (1, tuning::runs_steps(Tuning::Cpu, vector_bytes));
+        family_keys(Variant::Runs, &WIDTHS, vector_sizes, most, vectors_in_64)
+            .flat_map(|key| {
+                [Walk::None, Walk::Window, Walk::WindowByLane]
+                    .map(|walk| PipelineKey { walk, ..key })
+            })
+            .chain(
+                family_keys(Variant::Runs, &WIDTHS, vector_sizes, most, vectors_in_64).map(|key| {
+                    PipelineKey {
+                        in_place: true,
+                        ..key
+                    }
+                }),
+            )
+    }
 }
 
 /// The family's WGSL files, and its kernels among them.
 const FILES: &[(&str, &str)] = wgsl!["runs/runs", "runs/swap", "runs/interleave"];
 const RUNS: KernelFile = KernelFile::new("runs/runs", FILES);
 const SWAP: KernelFile = KernelFile::new("runs/swap", FILES);
-
-pub(super) fn kernel(key: &PipelineKey) -> (KernelFile, Storage) {
-    let kernel = if key.in_place { SWAP } else { RUNS };
-    (kernel, Storage::of(key.vector_bytes, key.access_bits))
-}
-
-pub(super) fn constants(key: &PipelineKey, constants: &mut Vec<(&'static str, f64)>) {
-    vector_constants(key, constants);
-    if key.in_place {
-        return;
-    }
-    constants.push(("WALK", f64::from(u8::from(key.walk != Walk::None))));
-    constants.push((
-        "WALK_LANES",
-        f64::from(u8::from(key.walk == Walk::WindowByLane)),
-    ));
-}
-
-pub(super) use super::no_slots as slots;
-pub(super) use super::outer_axes as takes_axis;
-pub(super) use super::swaps_in_output as uses;
-
-pub(super) fn keys() -> impl Iterator<Item = PipelineKey> {
-    let most = |_, vector_bytes| (1, tuning::runs_steps(Tuning::Cpu, vector_bytes));
-    family_keys(Variant::Runs, &WIDTHS, vector_sizes, most, vectors_in_64)
-        .flat_map(|key| {
-            [Walk::None, Walk::Window, Walk::WindowByLane].map(|walk| PipelineKey { walk, ..key })
-        })
-        .chain(
-            family_keys(Variant::Runs, &WIDTHS, vector_sizes, most, vectors_in_64).map(|key| {
-                PipelineKey {
-                    in_place: true,
-                    ..key
-                }
-            }),
-        )
-}

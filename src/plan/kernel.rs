@@ -1,4 +1,4 @@
-//! A program's kernel ([`Kernel`](crate::program::Kernel)): a family's WGSL
+//! A program's kernel ([`Kernel`]): a family's WGSL
 //! with its `override`s fixed as constants and its bindings renumbered in the
 //! convention the program's docs give any executor.
 

@@ -107,9 +107,9 @@ pub struct Program {
     pub(crate) dispatches: Vec<Dispatch>,
     /// Whether it writes into a second tensor or into the input's memory.
     pub(crate) mode: Mode,
-    /// The operator's kernel: what [`OPERATOR`] dispatches run.
+    /// The operator's kernel: what [`OPERATOR`](crate::plan::kernel::OPERATOR) dispatches run.
     pub(crate) key: PipelineKey,
-    /// The staging copy's kernel: what [`COPY`] dispatches run.
+    /// The staging copy's kernel: what [`COPY`](crate::plan::kernel::COPY) dispatches run.
     pub(crate) copying: Copying,
     /// Bytes of the scratch buffers staged pieces run in (input, output), where
     /// some piece stages.
