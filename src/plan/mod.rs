@@ -81,6 +81,15 @@ pub(crate) fn plan(
             limit: binding,
             rule,
         })?;
+    // The family of the layout the kernels run on: the tensor's, or where the
+    // cut stages, the pieces' in scratch, on vectors the scratch's pitch pads
+    // them to (the first piece's layout; the cut stages all or none).
+    let family = match &dispatches[0] {
+        d if d.staging.is_some() => {
+            Plan::new(&d.layout, element_bytes, d.windows[2].size, mode, profile)
+        }
+        _ => family,
+    };
     let plans = match mode == Mode::InPlace && !dispatches[0].whole {
         true => across(desc, &layout, &dispatches, profile),
         false => pieces(desc, mode, &layout, family, &dispatches, profile),
@@ -108,11 +117,10 @@ fn general(desc: &ReverseSubsequences, mode: Mode, piece: &Piece, profile: &Prof
     Plan::general(&piece.layout, element_bytes, output_bytes, mode, profile)
 }
 
-/// A plan per piece under one key: `family` (chosen for `layout`, or for the
-/// first piece's layout in scratch where the cut stages, walking the positions
-/// of every piece where the cut paired some with input windows)
-/// fitted to each piece, where it runs every piece from a vector-aligned
-/// start; else the general kernels.
+/// A plan per piece under one key: `family` (the family of the layout the
+/// pieces run on, walking the positions of every piece where the cut paired
+/// some with input windows) fitted to each piece, where it runs every piece
+/// from a vector-aligned start; else the general kernels.
 fn pieces(
     desc: &ReverseSubsequences,
     mode: Mode,
@@ -123,14 +131,6 @@ fn pieces(
 ) -> Vec<Plan> {
     let element_bytes = desc.input.data_type().size_in_bytes();
     let axis_size = layout.dims[layout.axis].size;
-    // Staged pieces run in scratch, on vectors the scratch's pitch pads them to:
-    // the family is the one of that layout, the first piece's.
-    let family = match &dispatches[0] {
-        d if d.staging.is_some() => {
-            Plan::new(&d.layout, element_bytes, d.windows[2].size, mode, profile)
-        }
-        _ => family,
-    };
     // Where some piece walks pairs, every piece walks its positions (a whole
     // one over all of them), so that one pipeline runs them all.
     let family = match dispatches.iter().any(|d| !d.whole && d.by_position) {
