@@ -58,6 +58,8 @@ pub use executor::gpu::Gpu;
 pub use executor::submission::wait_for_queue;
 #[cfg(feature = "lab")]
 pub use kernels::shaders;
+#[cfg(feature = "lab")]
+pub use kernels::tuning::Tuning;
 pub use kernels::variant::Variant;
 #[cfg(feature = "lab")]
 pub use kernels::{PipelineKey, Walk};
@@ -66,8 +68,6 @@ pub use lab::simt;
 #[cfg(all(feature = "lab", not(target_arch = "wasm32")))]
 pub use lab::trace;
 pub use plan::program;
-#[cfg(feature = "lab")]
-pub use plan::tuning::Tuning;
 /// The wgpu this crate is built on: use it to create the devices, buffers and
 /// encoders you pass in, so that the types match.
 pub use wgpu;

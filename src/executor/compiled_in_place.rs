@@ -49,7 +49,7 @@ impl CompiledInPlace {
 
     /// The pipeline key it runs under.
     #[cfg(feature = "lab")]
-    pub fn key(&self) -> crate::PipelineKey {
+    pub fn key(&self) -> crate::kernels::PipelineKey {
         self.inner.program.key
     }
 

@@ -12,9 +12,9 @@ use crate::executor::pipeline::PipelineCache;
 use crate::executor::scope::block_on;
 use crate::executor::scope::Scope;
 use crate::executor::submission::default_submission_bytes;
+use crate::kernels::tuning::{self, Profile, Tuning};
 use crate::kernels::variant::Variant;
 use crate::plan::target::Target;
-use crate::plan::tuning::{self, Profile, Tuning};
 
 /// A wgpu device and queue with this crate's layouts and pipeline cache.
 /// Cheap to clone; clones share the cache.

@@ -12,12 +12,12 @@ use super::{
     family_keys, reverses_rows, vector_constants, Family, Fields, PipelineKey, VectorLayout, Walk,
     WIDTHS,
 };
+use crate::descriptor::layout::Layout;
 use crate::descriptor::Mode;
 use crate::kernels::divisor::Divisor;
 use crate::kernels::params::Params;
 use crate::kernels::shaders::{KernelFile, Storage};
-use crate::plan::layout::Layout;
-use crate::plan::tuning::{self, Profile, Tuning, COLUMN_ROWS};
+use crate::kernels::tuning::{self, Profile, Tuning, COLUMN_ROWS};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Plan {

@@ -6,7 +6,7 @@
 use crate::kernels::divisor::Divisor;
 use crate::kernels::params::Params;
 use crate::kernels::shaders::{KernelFile, Source, Storage};
-use crate::plan::tuning::{self, Profile, Tuning};
+use crate::kernels::tuning::{self, Profile, Tuning};
 
 const COPY: KernelFile = KernelFile::new("copy/copy", wgsl!["copy/copy"]);
 

@@ -30,6 +30,11 @@ mod runs;
 pub mod shaders;
 #[cfg(not(feature = "lab"))]
 pub(crate) mod shaders;
+#[cfg_attr(
+    not(feature = "lab"),
+    expect(unreachable_pub, reason = "the laboratory (`lab`) reaches these")
+)]
+pub(crate) mod tuning;
 pub(crate) mod variant;
 mod vector;
 
@@ -37,12 +42,11 @@ use crate::kernels::variant::Variant;
 pub use key::{PipelineKey, Walk};
 use vector::{vector_sizes, VectorLayout};
 
+use crate::descriptor::layout::Layout;
 use crate::descriptor::Mode;
 use crate::kernels::params::Params;
 use crate::kernels::shaders::{KernelFile, Storage, WORKGROUP_SIZE};
-use crate::plan::cut::Cut;
-use crate::plan::layout::Layout;
-use crate::plan::tuning::{self, Profile, Tuning};
+use tuning::{Profile, Tuning};
 
 /// The key fields a family's plan decides.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -86,11 +90,10 @@ trait Family {
     ) -> Option<Self>
     where
         Self: Sized;
-    /// What the plan needs of the cut (`src/plan/cut/`) out of place, the
-    /// output `output_bytes` long and `binding` bytes bound at a time: pieces of
-    /// whole positions, walked against each input window where the plan walks
-    /// them. In place every family takes pieces of whole lanes or pairs of
-    /// groups ([`Cut::InPlace`]).
+    /// Whether the plan walks pieces of whole positions against each input
+    /// window (`src/plan/cut/`) out of place, the output `output_bytes` long
+    /// and `binding` bytes bound at a time: what it needs of the cut. In place
+    /// every family takes pieces of whole lanes or pairs of groups.
     fn walks_windows(
         &self,
         _layout: &Layout,
@@ -340,27 +343,18 @@ impl Plan {
         }
     }
 
-    /// What this family, chosen for `layout` in `mode`, needs of the cut
-    /// (`src/plan/cut/`), with the output `output_bytes` long and `binding` bytes
-    /// bound at a time: in place, pieces of whole lanes or pairs of groups;
-    /// out of place, pieces of whole positions, walked against each input
-    /// window where the family walks them ([`Family::walks_windows`]).
-    pub(crate) fn needs(
+    /// Whether this plan walks pieces of whole positions against each input
+    /// window (`src/plan/cut/`) out of place, with the output `output_bytes`
+    /// long and `binding` bytes bound at a time ([`Family::walks_windows`]).
+    pub(crate) fn walks_windows(
         &self,
         layout: &Layout,
-        mode: Mode,
         output_bytes: u64,
         binding: u64,
         tuning: Tuning,
-    ) -> Cut {
-        match mode {
-            Mode::InPlace => Cut::InPlace,
-            Mode::OutOfPlace => Cut::OutOfPlace {
-                walk_windows: self
-                    .family()
-                    .walks_windows(layout, output_bytes, binding, tuning),
-            },
-        }
+    ) -> bool {
+        self.family()
+            .walks_windows(layout, output_bytes, binding, tuning)
     }
 
     /// The `general` plan in `mode`, which runs every layout.

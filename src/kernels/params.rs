@@ -1,9 +1,8 @@
 //! The layout uniform every kernel reads: the Rust twin of `Params` in
 //! `src/kernels/shared/params.wgsl`, field for field (a test below compares their
-//! offsets), and how one dispatch fills it.
+//! offsets).
 
 use crate::kernels::divisor::Divisor;
-use crate::plan::cut::{InputBinding, Piece};
 
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
@@ -43,37 +42,6 @@ pub(crate) struct Params {
 
 /// Bytes of one `Params`.
 pub(crate) const PARAMS_SIZE: u64 = std::mem::size_of::<Params>() as u64;
-
-impl Params {
-    /// The layout and window fields of one dispatch over an axis of `axis_size`
-    /// positions; the kernel family fills in the rest.
-    pub(crate) fn for_dispatch(dispatch: &Piece, axis_size: u32) -> Params {
-        let mut params = Params {
-            in_shift: dispatch.shifts[0],
-            len_shift: dispatch.shifts[1],
-            out_shift: dispatch.shifts[2],
-            axis_start: dispatch.axis_start,
-            axis_size,
-            source_lo: dispatch.sources[0],
-            source_hi: dispatch.sources[1],
-            position_lo: dispatch.positions[0],
-            position_hi: dispatch.positions[1],
-            apart: u32::from(dispatch.input == InputBinding::Tensor),
-            interleave: 1,
-            ..bytemuck::Zeroable::zeroed()
-        };
-        // Every stride of a piece fits a u32: its offsets do (`src/plan/cut/`).
-        for (d, dim) in dispatch.layout.dims.iter().enumerate() {
-            params.sizes[d] = dim.size;
-            params.size_divisors[d] = Divisor::new(dim.size);
-            params.out_strides[d] = dim.output as u32;
-            params.out_stride_divisors[d] = Divisor::new(dim.output as u32);
-            params.in_strides[d] = dim.input as u32;
-            params.len_strides[d] = dim.lengths as u32;
-        }
-        params
-    }
-}
 
 #[cfg(test)]
 mod tests {

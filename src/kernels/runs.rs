@@ -9,12 +9,12 @@ use super::{
     family_keys, reverses_rows, same_along_runs, vector_constants, vector_sizes, vectors_in_64,
     Family, Fields, PipelineKey, VectorLayout, Walk, WIDTHS,
 };
+use crate::descriptor::layout::Layout;
 use crate::descriptor::Mode;
 use crate::kernels::divisor::Divisor;
 use crate::kernels::params::Params;
 use crate::kernels::shaders::{KernelFile, Storage};
-use crate::plan::layout::Layout;
-use crate::plan::tuning::{self, Profile, Tuning};
+use crate::kernels::tuning::{self, Profile, Tuning};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Plan {

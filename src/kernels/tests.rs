@@ -5,7 +5,7 @@ use super::*;
 use crate::descriptor::dtype::DataType;
 use crate::descriptor::operator::ReverseSubsequences;
 use crate::descriptor::tensor::TensorDesc;
-use crate::plan::tuning::{Profile, Tuning};
+use crate::kernels::tuning::{Profile, Tuning};
 
 const CPU: Profile = Profile {
     tuning: Tuning::Cpu,

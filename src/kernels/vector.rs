@@ -1,6 +1,6 @@
 //! What the vector families need of a layout: lines of whole vectors.
 
-use crate::plan::layout::Layout;
+use crate::descriptor::layout::Layout;
 
 /// What the vector families need of a layout: the innermost dimension contiguous
 /// in input and output, a whole number of vectors long, and every other stride

@@ -569,7 +569,7 @@ fn read_back(
     block_on(scope.pop("running a traced kernel"))?;
     gpu.device_lock()
         .hold(|| readback.map_async(wgpu::MapMode::Read, .., |_| {}));
-    crate::wait_for_queue(device, gpu.queue())?;
+    crate::executor::submission::wait_for_queue(device, gpu.queue())?;
     let view = readback
         .get_mapped_range(..)
         .map_err(|e| wgpu_error(e.to_string()))?;

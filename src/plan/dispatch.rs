@@ -6,14 +6,15 @@
 //! uniform's `Params`.
 
 use crate::descriptor::error::{Error, TensorRole};
+use crate::descriptor::layout::Layout;
 use crate::descriptor::Mode;
 use crate::kernels::copy::{self, Copying, Direction};
+use crate::kernels::divisor::Divisor;
 use crate::kernels::params::Params;
 use crate::kernels::shaders::WORKGROUP_SIZE;
 use crate::kernels::Plan;
 use crate::plan::cut::{Batch, InputBinding, Piece, Segments, Staging, Window};
 use crate::plan::kernel::{COPY, OPERATOR};
-use crate::plan::layout::Layout;
 
 /// One dispatch: a kernel, its workgroups, and what each binding holds.
 #[non_exhaustive]
@@ -165,7 +166,7 @@ impl Making<'_> {
         let mut dispatches = Vec::new();
         for (plan, piece) in plans.iter().zip(pieces) {
             let groups = plan.workgroups();
-            let mut params = Params::for_dispatch(piece, axis_size);
+            let mut params = piece_params(piece, axis_size);
             plan.write(&mut params);
             let operator = |buffers: [Binding; 3]| -> Result<Dispatch, Error> {
                 self.dispatch(OPERATOR, groups, buffers, params, None)
@@ -285,6 +286,35 @@ impl Making<'_> {
         };
         batches.iter().map(dispatch).collect()
     }
+}
+
+/// The layout and window fields of the `Params` of `piece`, on an axis of
+/// `axis_size` positions; the family's plan writes the rest.
+fn piece_params(piece: &Piece, axis_size: u32) -> Params {
+    let mut params = Params {
+        in_shift: piece.shifts[0],
+        len_shift: piece.shifts[1],
+        out_shift: piece.shifts[2],
+        axis_start: piece.axis_start,
+        axis_size,
+        source_lo: piece.sources[0],
+        source_hi: piece.sources[1],
+        position_lo: piece.positions[0],
+        position_hi: piece.positions[1],
+        apart: u32::from(piece.input == InputBinding::Tensor),
+        interleave: 1,
+        ..bytemuck::Zeroable::zeroed()
+    };
+    // Every stride of a piece fits a u32: its offsets do (`src/plan/cut/`).
+    for (d, dim) in piece.layout.dims.iter().enumerate() {
+        params.sizes[d] = dim.size;
+        params.size_divisors[d] = Divisor::new(dim.size);
+        params.out_strides[d] = dim.output as u32;
+        params.out_stride_divisors[d] = Divisor::new(dim.output as u32);
+        params.in_strides[d] = dim.input as u32;
+        params.len_strides[d] = dim.lengths as u32;
+    }
+    params
 }
 
 /// Window `window` of scratch buffer `buffer` (0 the staged input, 1 its output).

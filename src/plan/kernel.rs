@@ -110,7 +110,7 @@ mod tests {
     use super::*;
     use crate::kernels::copy::Copying;
     use crate::kernels::shaders::Storage;
-    use crate::plan::tuning::Tuning;
+    use crate::kernels::tuning::Tuning;
 
     /// Parses and validates `kernel`'s WGSL, and returns the bindings its entry
     /// point uses, each with whether it is a uniform, and whether every storage

@@ -26,23 +26,17 @@
 pub(crate) mod cut;
 pub(crate) mod dispatch;
 pub(crate) mod kernel;
-pub(crate) mod layout;
 pub mod program;
 pub(crate) mod target;
-#[cfg_attr(
-    not(feature = "lab"),
-    expect(unreachable_pub, reason = "the laboratory (`lab`) reaches these")
-)]
-pub(crate) mod tuning;
 
 use crate::descriptor::error::Error;
+use crate::descriptor::layout::Layout;
 use crate::descriptor::operator::ReverseSubsequences;
 use crate::descriptor::Mode;
+use crate::kernels::tuning::{self, Profile};
 use crate::kernels::{PipelineKey, Plan, Walk};
-use crate::plan::layout::Layout;
 use crate::plan::target::Target;
-use cut::Piece;
-use tuning::Profile;
+use cut::{Cut, Piece};
 
 /// A descriptor's plan: its canonical layout, its pieces, a plan per piece and
 /// the one pipeline key they run under.
@@ -74,7 +68,15 @@ pub(crate) fn plan(
     let binding = target.binding();
     let output_bytes = bytes[2].next_multiple_of(4);
     let family = Plan::new(&layout, element_bytes, output_bytes, mode, profile);
-    let needs = family.needs(&layout, mode, bytes[2], binding, profile.tuning);
+    // What the family needs of the cut: in place, pieces of whole lanes or
+    // pairs of groups; out of place, pieces of whole positions, walked against
+    // each input window where the family walks them.
+    let needs = match mode {
+        Mode::InPlace => Cut::InPlace,
+        Mode::OutOfPlace => Cut::OutOfPlace {
+            walk_windows: family.walks_windows(&layout, bytes[2], binding, profile.tuning),
+        },
+    };
     let dispatches = cut::cut(&layout, widths(desc), bytes, binding, target.align, needs)?
         .map_err(|rule| Error::InPlaceTooLarge {
             bytes: bytes[2],
@@ -249,8 +251,8 @@ mod tests {
     use super::*;
     use crate::descriptor::dtype::DataType;
     use crate::descriptor::tensor::TensorDesc;
+    use crate::kernels::tuning::Tuning;
     use crate::kernels::variant::Variant;
-    use crate::plan::tuning::Tuning;
 
     /// A device of either tuning with 64-bit integers, binding 128 MiB at a
     /// time, as the benchmark's sweep does.

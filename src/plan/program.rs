@@ -50,12 +50,12 @@ use crate::descriptor::in_place::{name_the_tensor, ReverseInPlace};
 use crate::descriptor::operator::ReverseSubsequences;
 use crate::descriptor::Mode;
 use crate::kernels::copy::Copying;
+use crate::kernels::tuning;
 use crate::kernels::variant::Variant;
 use crate::kernels::PipelineKey;
 use crate::plan::cut::{Piece, Segments};
 use crate::plan::dispatch::Making;
 use crate::plan::kernel::COPY_USES;
-use crate::plan::tuning;
 use crate::plan::{plan, tensor_bytes, Planned};
 
 pub use crate::plan::dispatch::{Binding, Dispatch};

@@ -4,10 +4,10 @@
 //! executor of its own makes one for its device
 //! ([`program`](crate::program::program)).
 
+use crate::kernels::tuning::{self, Profile, Tuning};
 #[cfg(feature = "lab")]
 use crate::kernels::variant::Variant;
 use crate::plan::cut::MAX_WINDOW_BYTES;
-use crate::plan::tuning::{self, Profile, Tuning};
 
 /// What a plan is made for: a device's limits, the kind of adapter (a CPU
 /// adapter's plan differs from a GPU's, `docs/tuning.md`) and whether its

@@ -13,8 +13,8 @@
 use super::geometry::{extent, indices};
 use super::{InputBinding, Piece, Window, MAX_DISPATCHES};
 use crate::descriptor::error::{Error, InPlaceRule};
+use crate::descriptor::layout::{Dim, Layout};
 use crate::descriptor::Mode;
-use crate::plan::layout::{Dim, Layout};
 
 /// The dispatches of `layout` in place across windows, `binding` bytes at most
 /// starting on `align`; `widths` are the bytes per element of the tensor (twice)

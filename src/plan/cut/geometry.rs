@@ -1,7 +1,7 @@
 //! The geometry pieces are cut by: how many positions fit a window, how far a
 //! piece's offsets reach, where to cut a layout, and the pieces' indices.
 
-use crate::plan::layout::{Dim, Layout};
+use crate::descriptor::layout::{Dim, Layout};
 
 /// How many positions `stride` apart fit `room` elements beside the `rest` that
 /// each position's inner dimensions span (all of them where `stride` is 0).

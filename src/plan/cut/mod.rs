@@ -54,8 +54,8 @@ mod staged;
 mod tests;
 
 use crate::descriptor::error::{Error, InPlaceRule};
+use crate::descriptor::layout::Layout;
 use crate::descriptor::Mode;
-use crate::plan::layout::Layout;
 use across::across;
 use outline::outline;
 use staged::staged;

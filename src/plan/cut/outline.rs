@@ -6,8 +6,8 @@
 use super::geometry::{cut, extent, indices};
 use super::{InputBinding, Piece, Window, MAX_DISPATCHES};
 use crate::descriptor::error::{Error, TensorRole};
+use crate::descriptor::layout::{Dim, Layout};
 use crate::descriptor::Mode;
-use crate::plan::layout::{Dim, Layout};
 
 /// Which of a piece's elements a dispatch writes, by where their sources lie.
 #[derive(Clone, Copy)]

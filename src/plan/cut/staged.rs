@@ -5,7 +5,7 @@
 
 use super::geometry::{extent, fits, indices};
 use super::{Batch, InputBinding, Piece, Segments, Staging, Window, MAX_DISPATCHES};
-use crate::plan::layout::{Dim, Layout};
+use crate::descriptor::layout::{Dim, Layout};
 
 /// The staged pieces of `layout`. `None` where no cut exists or a segment is not
 /// a whole number of 4-byte words at a word boundary (narrow elements at odd

@@ -4,7 +4,7 @@
 
 use super::geometry::extent;
 use super::*;
-use crate::plan::layout::Dim;
+use crate::descriptor::layout::Dim;
 use crate::{DataType, ReverseSubsequences, TensorDesc};
 
 fn layout(sizes: &[u32], axis: u32) -> Layout {
