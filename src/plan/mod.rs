@@ -22,6 +22,11 @@
 //! - *steps*: the units (vectors, positions, words) one invocation takes.
 //! - *dispatch* ([`program::Dispatch`]): one kernel launch of the program;
 //!   *part*: a range of a dispatch's workgroups that `run` submits alone.
+//!
+//! Names inside the WGSL keep their text, so that every program stays the
+//! same: the uniform's `blocks` (in `gather`, runs of `steps` positions along
+//! the axis, which its Rust calls blocks too; in `runs` in place, its phases)
+//! and the staging copy's `LANES` (its interleave).
 
 pub(crate) mod cut;
 pub(crate) mod dispatch;
