@@ -47,7 +47,7 @@ use cut::{Cut, Piece};
 /// the one pipeline key they run under.
 pub(crate) struct Planned {
     pub(crate) layout: Layout,
-    pub(crate) dispatches: Vec<Piece>,
+    pub(crate) pieces: Vec<Piece>,
     pub(crate) plans: Vec<Plan>,
     pub(crate) key: PipelineKey,
 }
@@ -82,37 +82,39 @@ pub(crate) fn plan(
             walk_windows: family.walks_windows(&layout, bytes[2], binding, profile.tuning),
         },
     };
-    let dispatches = cut::cut(&layout, widths(desc), bytes, binding, target.align, needs)?
-        .map_err(|rule| Error::InPlaceTooLarge {
-            bytes: bytes[2],
-            limit: binding,
-            rule,
+    let pieces =
+        cut::cut(&layout, widths(desc), bytes, binding, target.align, needs)?.map_err(|rule| {
+            Error::InPlaceTooLarge {
+                bytes: bytes[2],
+                limit: binding,
+                rule,
+            }
         })?;
     // The family of the layout the kernels run on: the tensor's, or where the
     // cut stages, the pieces' in scratch, on vectors the scratch's pitch pads
     // them to (the first piece's layout; the cut stages all or none).
-    let family = match &dispatches[0] {
+    let family = match &pieces[0] {
         d if d.staging.is_some() => {
             Plan::new(&d.layout, element_bytes, d.windows[2].size, mode, profile)
         }
         _ => family,
     };
-    let plans = match mode == Mode::InPlace && !dispatches[0].whole {
-        true => across(desc, &layout, &dispatches, profile),
-        false => pieces(desc, mode, &layout, family, &dispatches, profile),
+    let plans = match mode == Mode::InPlace && !pieces[0].whole {
+        true => across(desc, &layout, &pieces, profile),
+        false => fitted(desc, mode, &layout, family, &pieces, profile),
     };
-    let key = key_of(desc, &plans[0], &dispatches[0]);
+    let key = key_of(desc, &plans[0], &pieces[0]);
     debug_assert!(
         plans
             .iter()
-            .zip(&dispatches)
+            .zip(&pieces)
             .all(|(p, d)| key_of(desc, p, d) == key),
         "every piece runs under one key"
     );
     Ok(Planned {
         key,
         layout,
-        dispatches,
+        pieces,
         plans,
     })
 }
@@ -128,22 +130,22 @@ fn general(desc: &ReverseSubsequences, mode: Mode, piece: &Piece, profile: &Prof
 /// pieces run on, walking the positions of every piece where the cut paired
 /// some with input windows) fitted to each piece, where it runs every piece
 /// from a vector-aligned start; else the general kernels.
-fn pieces(
+fn fitted(
     desc: &ReverseSubsequences,
     mode: Mode,
     layout: &Layout,
     family: Plan,
-    dispatches: &[Piece],
+    pieces: &[Piece],
     profile: &Profile,
 ) -> Vec<Plan> {
     let element_bytes = desc.input.data_type().size_in_bytes();
     let axis_size = layout.dims[layout.axis].size;
     // Where some piece walks pairs, every piece walks its positions (a whole
     // one over all of them), so that one pipeline runs them all.
-    let family = match dispatches.iter().any(|d| !d.whole && d.by_position) {
+    let family = match pieces.iter().any(|d| !d.whole && d.by_position) {
         true => family.walking(
-            &dispatches[0].layout,
-            dispatches[0].windows[2].size,
+            &pieces[0].layout,
+            pieces[0].windows[2].size,
             axis_size,
             element_bytes,
             profile,
@@ -151,13 +153,13 @@ fn pieces(
         false => Some(family),
     };
     let fitted = family.and_then(|family| {
-        dispatches
+        pieces
             .iter()
             .map(|d| fit(family, d, element_bytes, profile))
             .collect::<Option<Vec<Plan>>>()
     });
     fitted.unwrap_or_else(|| {
-        dispatches
+        pieces
             .iter()
             .map(|d| general(desc, mode, d, profile))
             .collect()
@@ -170,19 +172,16 @@ fn pieces(
 fn across(
     desc: &ReverseSubsequences,
     layout: &Layout,
-    dispatches: &[Piece],
+    pieces: &[Piece],
     profile: &Profile,
 ) -> Vec<Plan> {
     let element_bytes = desc.input.data_type().size_in_bytes();
-    let (n, group) = (
-        layout.dims[layout.axis].size,
-        dispatches[0].layout.dims[0].size,
-    );
+    let (n, group) = (layout.dims[layout.axis].size, pieces[0].layout.dims[0].size);
     let front_positions = tuning::across_steps(profile.tuning, n.div_ceil(group.max(1)));
-    let vectors = dispatches
+    let vectors = pieces
         .iter()
         .all(|d| Plan::across_vectors(&d.layout, d.shifts, element_bytes));
-    dispatches
+    pieces
         .iter()
         .map(|d| Plan::general_across(&d.layout, element_bytes, front_positions, vectors, profile))
         .collect()
@@ -217,22 +216,21 @@ fn widths(desc: &ReverseSubsequences) -> [u64; 3] {
 /// `family` fitted to `dispatch`'s piece, where it runs it from a
 /// vector-aligned start: the whole axis in one window, or a windowed pair the
 /// plan walks.
-fn fit(family: Plan, dispatch: &Piece, element_bytes: u32, profile: &Profile) -> Option<Plan> {
+fn fit(family: Plan, piece: &Piece, element_bytes: u32, profile: &Profile) -> Option<Plan> {
     let plan = family.fit(
-        &dispatch.layout,
+        &piece.layout,
         element_bytes,
-        dispatch.windows[2].size,
+        piece.windows[2].size,
         profile.tuning,
     )?;
     let vector_bytes = u64::from(plan.fields().vector_bytes.max(1));
     let aligned = |shift: u32| u64::from(shift) * u64::from(element_bytes) % vector_bytes == 0;
-    let pairs = dispatch.by_position && plan.fields().walk != Walk::None;
-    ((dispatch.whole || pairs) && aligned(dispatch.shifts[0]) && aligned(dispatch.shifts[2]))
-        .then_some(plan)
+    let pairs = piece.by_position && plan.fields().walk != Walk::None;
+    ((piece.whole || pairs) && aligned(piece.shifts[0]) && aligned(piece.shifts[2])).then_some(plan)
 }
 
 /// The pipeline key of `plan` on `dispatch`.
-fn key_of(desc: &ReverseSubsequences, plan: &Plan, dispatch: &Piece) -> PipelineKey {
+fn key_of(desc: &ReverseSubsequences, plan: &Plan, piece: &Piece) -> PipelineKey {
     let fields = plan.fields();
     let lengths = desc.sequence_lengths.data_type();
     PipelineKey {
@@ -240,8 +238,8 @@ fn key_of(desc: &ReverseSubsequences, plan: &Plan, dispatch: &Piece) -> Pipeline
         steps: fields.steps,
         vector_bytes: fields.vector_bytes,
         element_bytes: desc.input.data_type().size_in_bytes(),
-        rank: dispatch.layout.rank() as u32,
-        axis: dispatch.layout.axis as u32,
+        rank: piece.layout.rank() as u32,
+        axis: piece.layout.axis as u32,
         length_bytes: lengths.size_in_bytes(),
         signed_lengths: lengths.is_signed_integer(),
         access_bits: fields.access_bits,
@@ -330,14 +328,14 @@ mod tests {
                     let variants: Vec<Variant> =
                         planned.plans.iter().map(|p| p.variant()).collect();
                     assert!(
-                        planned.dispatches.len() > 1
-                            && planned.dispatches.iter().all(|p| p.staging.is_some()),
-                        "{tuning:?} {data_type:?} {sizes:?}: {} dispatches, not all staged",
-                        planned.dispatches.len()
+                        planned.pieces.len() > 1
+                            && planned.pieces.iter().all(|p| p.staging.is_some()),
+                        "{tuning:?} {data_type:?} {sizes:?}: {} pieces, not all staged",
+                        planned.pieces.len()
                     );
                     assert!(
                         planned.key.variant == expected && variants.iter().all(|&v| v == expected),
-                        "{tuning:?} {data_type:?} {sizes:?}: {:?}, dispatches {variants:?}",
+                        "{tuning:?} {data_type:?} {sizes:?}: {:?}, pieces {variants:?}",
                         planned.key.variant
                     );
                 }

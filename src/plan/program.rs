@@ -146,7 +146,7 @@ impl Program {
         let bytes = tensor_bytes(desc, limits)?;
         let Planned {
             layout,
-            dispatches: pieces,
+            pieces,
             plans,
             key,
         } = plan(desc, mode, bytes, target)?;

@@ -68,11 +68,11 @@ pub(super) fn across(
         group,
         align,
     };
-    let mut dispatches = Vec::new();
+    let mut pieces = Vec::new();
     for index in indices(dims[..axis].iter().map(|d| d.size).collect()) {
-        blocks.block(&index, &mut dispatches)?;
+        blocks.block(&index, &mut pieces)?;
     }
-    Ok(Ok(dispatches))
+    Ok(Ok(pieces))
 }
 
 /// How each block of the layout is cut: `group` positions a group; `widths`
@@ -110,7 +110,7 @@ impl Blocks<'_> {
                 if b0 > n - 1 - f0 || b1 - 1 <= f0 {
                     continue;
                 }
-                out.push(self.dispatch(origins, [f0, f1], [b0, b1]));
+                out.push(self.piece(origins, [f0, f1], [b0, b1]));
                 if out.len() > MAX_DISPATCHES {
                     return Err(Error::TooManyDispatches {
                         dispatches: out.len() as u64,
@@ -122,10 +122,10 @@ impl Blocks<'_> {
         Ok(())
     }
 
-    /// The dispatch that swaps the pairs with one end at the positions `front`
+    /// The piece that swaps the pairs with one end at the positions `front`
     /// and the other at `back` of the block whose origins (tensor, lengths, in
     /// elements) are `origins`.
-    fn dispatch(&self, origins: [u64; 2], front: [u32; 2], back: [u32; 2]) -> Piece {
+    fn piece(&self, origins: [u64; 2], front: [u32; 2], back: [u32; 2]) -> Piece {
         let (axis, dims) = (self.layout.axis, &self.layout.dims);
         let [width, len_width] = self.widths;
         let [reach, len_reach] = self.reaches;

@@ -276,11 +276,11 @@ fn in_place(
     let outline = outline(layout, widths, bytes, binding, align);
     if let Ok(outline) = &outline {
         if outline.reach().whole {
-            return outline.dispatches(Mode::InPlace).map(Ok);
+            return outline.paired(Mode::InPlace).map(Ok);
         }
     }
     match across(layout, widths, binding, align)? {
-        Ok(dispatches) => Ok(Ok(dispatches)),
+        Ok(pieces) => Ok(Ok(pieces)),
         Err(rule) => outline.map(|_| Err(rule)),
     }
 }
@@ -312,8 +312,8 @@ fn split(
     if let Ok(outline) = &outline {
         let reach = outline.reach();
         if reach.whole || (walk_windows && reach.by_position) {
-            match outline.dispatches(Mode::OutOfPlace) {
-                Ok(dispatches) => return Ok(dispatches),
+            match outline.paired(Mode::OutOfPlace) {
+                Ok(pieces) => return Ok(pieces),
                 error => paired = Some(error),
             }
         }
@@ -322,7 +322,7 @@ fn split(
     // allow it (linear in the tensor, and any kernel variant), else paired with
     // each input window in turn.
     match staged(layout, widths, binding, align) {
-        Some(dispatches) => Ok(dispatches),
-        None => paired.unwrap_or_else(|| outline.and_then(|o| o.dispatches(Mode::OutOfPlace))),
+        Some(pieces) => Ok(pieces),
+        None => paired.unwrap_or_else(|| outline.and_then(|o| o.paired(Mode::OutOfPlace))),
     }
 }

@@ -120,12 +120,12 @@ impl Outline {
     /// Each piece with every input window that may hold its sources; in
     /// place, where each piece's sources lie in its output window
     /// ([`Reach::whole`]), with the placeholder at the input's place.
-    pub(super) fn dispatches(&self, mode: Mode) -> Result<Vec<Piece>, Error> {
-        let mut dispatches = Vec::new();
+    pub(super) fn paired(&self, mode: Mode) -> Result<Vec<Piece>, Error> {
+        let mut pieces = Vec::new();
         for piece in &self.pieces {
-            piece.dispatch(&self.cut, self.widths, self.binding, mode, &mut dispatches)?;
+            piece.pair(&self.cut, self.widths, self.binding, mode, &mut pieces)?;
         }
-        Ok(dispatches)
+        Ok(pieces)
     }
 }
 
@@ -294,8 +294,8 @@ impl OutlinedPiece {
         }
     }
 
-    /// Appends the piece's dispatches, one for each of its input windows.
-    fn dispatch(
+    /// Appends the piece paired with each of its input windows, a piece each.
+    fn pair(
         &self,
         c: &PieceCut,
         widths: [u64; 3],
@@ -305,7 +305,7 @@ impl OutlinedPiece {
     ) -> Result<(), Error> {
         let windows = self.windows(c, widths[0], binding);
         debug_assert!(mode == Mode::OutOfPlace || windows == Windows::One);
-        let dispatches = match windows {
+        let paired = match windows {
             Windows::One => {
                 let input = c.region(self.origins[0], self.extents[0], widths[0]);
                 vec![self.with_input(c, widths, InputBinding::of(mode, input), Writes::All)]
@@ -313,8 +313,8 @@ impl OutlinedPiece {
             Windows::Positions => self.position_windows(c, widths),
             Windows::Offsets => self.offset_windows(c, widths),
         };
-        for dispatch in dispatches {
-            out.push(dispatch);
+        for piece in paired {
+            out.push(piece);
             if out.len() > MAX_DISPATCHES {
                 return Err(too_many(out.len() as u64));
             }
@@ -328,7 +328,7 @@ impl OutlinedPiece {
         self.extents[0] - u64::from(self.n.saturating_sub(1)) * in_axis
     }
 
-    /// The dispatch of the piece with `input` (what it binds at the input's
+    /// The piece with `input` (what it binds at the input's
     /// place, its window and shift), writing the elements `writes` names.
     fn with_input(
         &self,

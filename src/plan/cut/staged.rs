@@ -31,21 +31,21 @@ pub(super) fn staged(
     let dims = &layout.dims;
     let cut = cutting.others[k];
     let fixed = &cutting.others[..k];
-    let mut dispatches = Vec::new();
+    let mut pieces = Vec::new();
     for index in indices(fixed.iter().map(|&d| dims[d].size).collect()) {
         let mut first = 0;
         while first < dims[cut].size {
             let size = group.min(dims[cut].size - first);
             // Pieces count; their copies are at most a dispatch per segment,
             // in practice one per window the axis spans.
-            dispatches.push(cutting.dispatch(&index, first, size)?);
-            if dispatches.len() > MAX_DISPATCHES {
+            pieces.push(cutting.piece(&index, first, size)?);
+            if pieces.len() > MAX_DISPATCHES {
                 return None;
             }
             first += size;
         }
     }
-    Some(dispatches)
+    Some(pieces)
 }
 
 /// Positions of `others[k]` a piece groups, the dimensions of `others` inside it
@@ -121,10 +121,10 @@ struct StagedCut<'a> {
 }
 
 impl StagedCut<'_> {
-    /// The staged dispatch of positions `first..first + size` of the cut
+    /// The staged piece of positions `first..first + size` of the cut
     /// dimension at `index` of the fixed ones; `None` where its segments are not
     /// whole words or its output segments carry other bytes.
-    fn dispatch(&self, index: &[u32], first: u32, size: u32) -> Option<Piece> {
+    fn piece(&self, index: &[u32], first: u32, size: u32) -> Option<Piece> {
         let dims = &self.layout.dims;
         let [in_width, _, out_width] = self.widths;
         let n = dims[self.layout.axis].size;
