@@ -1,5 +1,6 @@
 //! The pipeline key: everything a pipeline is specialised on, the WGSL it
-//! compiles (a [`Source`]) and the values of its `override` constants.
+//! compiles (a [`Source`]), the values of its `override` constants, and
+//! how the families enumerate their keys.
 
 use super::Variant;
 use crate::descriptor::operator::MAX_RANK;
@@ -122,4 +123,48 @@ impl PipelineKey {
                 })
         })
     }
+}
+
+/// A family's keys: for every element width in `widths`, each vector size in
+/// `sizes(width)`, every power of two of steps in `steps(width, vector size)`
+/// (least and most), and each access size the family may use; one invocation of a
+/// row shares its length with none.
+pub(super) fn family_keys(
+    variant: Variant,
+    widths: &'static [u32],
+    sizes: fn(u32) -> &'static [u32],
+    steps: fn(u32, u32) -> (u32, u32),
+    access: fn(u32, u32) -> &'static [u32],
+) -> impl Iterator<Item = PipelineKey> {
+    widths.iter().flat_map(move |&element_bytes| {
+        sizes(element_bytes).iter().flat_map(move |&vector_bytes| {
+            let (least, most) = steps(element_bytes, vector_bytes);
+            (least.ilog2()..=most.ilog2()).flat_map(move |power| {
+                access(element_bytes, vector_bytes)
+                    .iter()
+                    .map(move |&access_bits| PipelineKey {
+                        variant,
+                        steps: 1 << power,
+                        vector_bytes,
+                        element_bytes,
+                        rank: 1,
+                        axis: 0,
+                        length_bytes: 4,
+                        signed_lengths: false,
+                        access_bits,
+                        walk: Walk::None,
+                        wide_multiply: false,
+                        in_place: false,
+                    })
+            })
+        })
+    })
+}
+
+/// The element widths.
+pub(super) const WIDTHS: [u32; 5] = [1, 2, 4, 8, 16];
+
+/// The access sizes of a family that moves 32-bit words only.
+pub(super) fn words_only(_element_bytes: u32, _vector_bytes: u32) -> &'static [u32] {
+    &[32]
 }

@@ -39,6 +39,7 @@ pub(crate) mod variant;
 mod vector;
 
 use crate::kernels::variant::Variant;
+use key::{family_keys, words_only, WIDTHS};
 pub use key::{PipelineKey, Walk};
 use vector::{vector_sizes, VectorLayout};
 
@@ -432,50 +433,6 @@ fn vector_constants(key: &PipelineKey, constants: &mut Vec<(&'static str, f64)>)
         ("ELEM_BYTES", f64::from(key.element_bytes)),
         ("STEPS", f64::from(key.steps)),
     ]);
-}
-
-/// A family's keys: for every element width in `widths`, each vector size in
-/// `sizes(width)`, every power of two of steps in `steps(width, vector size)`
-/// (least and most), and each access size the family may use; one invocation of a
-/// row shares its length with none.
-fn family_keys(
-    variant: Variant,
-    widths: &'static [u32],
-    sizes: fn(u32) -> &'static [u32],
-    steps: fn(u32, u32) -> (u32, u32),
-    access: fn(u32, u32) -> &'static [u32],
-) -> impl Iterator<Item = PipelineKey> {
-    widths.iter().flat_map(move |&element_bytes| {
-        sizes(element_bytes).iter().flat_map(move |&vector_bytes| {
-            let (least, most) = steps(element_bytes, vector_bytes);
-            (least.ilog2()..=most.ilog2()).flat_map(move |power| {
-                access(element_bytes, vector_bytes)
-                    .iter()
-                    .map(move |&access_bits| PipelineKey {
-                        variant,
-                        steps: 1 << power,
-                        vector_bytes,
-                        element_bytes,
-                        rank: 1,
-                        axis: 0,
-                        length_bytes: 4,
-                        signed_lengths: false,
-                        access_bits,
-                        walk: Walk::None,
-                        wide_multiply: false,
-                        in_place: false,
-                    })
-            })
-        })
-    })
-}
-
-/// The element widths.
-const WIDTHS: [u32; 5] = [1, 2, 4, 8, 16];
-
-/// The access sizes of a family that moves 32-bit words only.
-fn words_only(_element_bytes: u32, _vector_bytes: u32) -> &'static [u32] {
-    &[32]
 }
 
 /// The access sizes of `rows` and `runs`: 64-bit words too on 16-byte vectors
