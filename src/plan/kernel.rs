@@ -2,6 +2,7 @@
 //! with its `override`s fixed as constants and its bindings renumbered in the
 //! convention the program's docs give any executor.
 
+use crate::kernels::copy::Copying;
 use crate::kernels::shaders::{KernelFile, Source, WORKGROUP_SIZE};
 use crate::kernels::PipelineKey;
 
@@ -22,14 +23,20 @@ pub struct Kernel {
 }
 
 impl Kernel {
+    /// The operator's kernel of `key`, declaring the buffers its family uses.
     pub(crate) fn operator(key: &PipelineKey) -> Kernel {
         Kernel::external(&key.source(), &key.constants(), crate::kernels::uses(key))
+    }
+
+    /// The staging copy's kernel as `copying` moves segments.
+    pub(crate) fn copy(copying: &Copying) -> Kernel {
+        Kernel::external(&copying.source(), &copying.constants(), COPY_USES)
     }
 
     /// The kernel of `source` with `constants`, declaring the buffers `uses`
     /// names (input, lengths, output) at the first bindings, in that order, and
     /// its uniform after them.
-    pub(crate) fn external(source: &Source, constants: &[(&str, f64)], uses: [bool; 3]) -> Kernel {
+    fn external(source: &Source, constants: &[(&str, f64)], uses: [bool; 3]) -> Kernel {
         let wgsl = external_wgsl(&source.wgsl(), constants, uses);
         let digest = wgsl.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |hash, byte| {
             (hash ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3)
@@ -108,7 +115,6 @@ fn constant(declaration: &str, constants: &[(&str, f64)]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kernels::copy::Copying;
     use crate::kernels::shaders::Storage;
     use crate::kernels::tuning::Tuning;
 
@@ -188,7 +194,7 @@ mod tests {
         for tuning in [Tuning::Cpu, Tuning::Gpu] {
             for storage in [Storage::Words, Storage::Vec4, Storage::U64] {
                 let copying = Copying { tuning, storage };
-                let kernel = Kernel::external(&copying.source(), &copying.constants(), COPY_USES);
+                let kernel = Kernel::copy(&copying);
                 assert_convention(&kernel, 2, storage == Storage::U64, &format!("{copying:?}"));
             }
         }

@@ -175,14 +175,7 @@ impl Program {
     pub fn kernels(&self) -> &[Arc<Kernel>] {
         self.kernels.get_or_init(|| {
             let operator = Arc::new(Kernel::operator(&self.key));
-            let copy = self.scratch.map(|_| {
-                let source = self.copying.source();
-                Arc::new(Kernel::external(
-                    &source,
-                    &self.copying.constants(),
-                    COPY_USES,
-                ))
-            });
+            let copy = self.scratch.map(|_| Arc::new(Kernel::copy(&self.copying)));
             std::iter::once(operator).chain(copy).collect()
         })
     }
