@@ -274,6 +274,44 @@ mod tests {
         Target::with_profile(limits, profile).with_max_binding(128 << 20)
     }
 
+    /// A target of `tuning` binding 4 KiB at a time, on a 32-byte alignment.
+    fn small(tuning: Tuning) -> Target {
+        let limits = wgpu::Limits {
+            max_buffer_size: 1 << 34,
+            min_storage_buffer_offset_alignment: 32,
+            ..wgpu::Limits::default()
+        };
+        let kind = match tuning {
+            Tuning::Cpu => wgpu::DeviceType::Cpu,
+            Tuning::Gpu => wgpu::DeviceType::DiscreteGpu,
+        };
+        crate::program::Target::new(limits, kind).with_max_binding(4096)
+    }
+
+    /// In place, lanes of one position swap nothing: however the tensor is
+    /// cut, the program has no dispatch (the cut across windows made no
+    /// piece, and the plan indexed the first).
+    #[test]
+    fn in_place_lanes_of_one_position_plan_no_dispatch() {
+        use crate::descriptor::in_place::ReverseInPlace;
+        use crate::plan::program::Program;
+        let sizes = [100, 1, 100, 128];
+        for strides in [Some([1, 100, 12800, 100]), None] {
+            let tensor = TensorDesc::new(DataType::Complex64, &sizes);
+            let tensor = match strides {
+                Some(s) => tensor.with_strides(&s),
+                None => tensor,
+            };
+            let lengths =
+                TensorDesc::new(DataType::Int64, &sizes).with_strides(&[12800, 0, 128, 0]);
+            let desc = ReverseInPlace::new(tensor, lengths, 1);
+            for tuning in [Tuning::Cpu, Tuning::Gpu] {
+                let program = Program::in_place(&desc, &small(tuning)).unwrap();
+                assert!(program.dispatches().is_empty(), "{strides:?} {tuning:?}");
+            }
+        }
+    }
+
     /// `sizes` of `data_type` reversed along `axis`, a length per element of the
     /// other dimensions (size-1 ones broadcast through stride 0).
     fn per_element(data_type: DataType, sizes: &[u32], axis: usize) -> ReverseSubsequences {

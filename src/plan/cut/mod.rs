@@ -280,6 +280,9 @@ fn in_place(
         }
     }
     match across(layout, widths, binding, align)? {
+        // No lane has two positions: nothing to swap, as in a tensor without
+        // elements, one dispatch with no work.
+        Ok(pieces) if pieces.is_empty() => Ok(Ok(vec![whole(layout, bytes, Mode::InPlace)])),
         Ok(pieces) => Ok(Ok(pieces)),
         Err(rule) => outline.map(|_| Err(rule)),
     }
