@@ -30,6 +30,9 @@
 //! - `--padded`: the ONNX layouts also with the lengths of a sorted padded batch
 //!   (three quarters of the lanes full, the rest falling to a quarter), after the
 //!   table (outside its geometric mean) and as a third row in place;
+//! - `--host`: instead of the table, what a call costs the host (µs per call
+//!   of `program()`, a warm `compile()` and `record()`, on a tiny and a medium
+//!   tensor; `benches/support/host.rs`), for `--seconds` (at least 3) of rounds;
 //! - `--gpu-model`: instead of timing, every row (and rows that need the general
 //!   kernels) under the SIMT model of memory traffic, from the trace build of the
 //!   real kernels (`benches/support/gpu_model.rs`).
@@ -44,6 +47,8 @@ mod chart;
 mod cli;
 #[path = "support/gpu_model.rs"]
 mod gpu_model;
+#[path = "support/host.rs"]
+mod host;
 #[path = "support/in_place.rs"]
 mod in_place;
 #[path = "support/layouts.rs"]
@@ -80,6 +85,10 @@ fn main() {
         "adapter: {} ({:?}, {:?}, {} {})",
         info.name, info.backend, info.device_type, info.driver, info.driver_info
     );
+    if args.host {
+        host::host(&bench, args.seconds.max(3.0));
+        return;
+    }
     if args.gpu_model {
         gpu_model::run(&bench, &args, &info);
         return;

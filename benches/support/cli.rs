@@ -23,6 +23,8 @@ pub(crate) struct Args {
     /// `--storage-only`: see `Bench::storage_only`.
     pub(crate) storage_only: bool,
     pub(crate) gpu_model: bool,
+    /// `--host`: what a call costs the host (`benches/support/host.rs`).
+    pub(crate) host: bool,
     /// `--in-place`: the operator in place (`benches/support/in_place.rs`).
     pub(crate) in_place: bool,
     /// `--with-in-place`: the table, then the operator in place, one JSON.
@@ -64,6 +66,7 @@ pub(crate) fn args() -> Args {
         largest_only: false,
         storage_only: false,
         gpu_model: false,
+        host: false,
         in_place: false,
         with_in_place: false,
         candidates: false,
@@ -91,6 +94,7 @@ pub(crate) fn args() -> Args {
             "--largest-only" => args.largest_only = true,
             "--storage-only" => args.storage_only = true,
             "--gpu-model" => args.gpu_model = true,
+            "--host" => args.host = true,
             "--in-place" => args.in_place = true,
             "--with-in-place" => args.with_in_place = true,
             "--candidates" => args.candidates = true,
