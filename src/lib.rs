@@ -30,6 +30,7 @@
 // The rooms, by layer: what a caller describes, the plan made of it on the
 // host, the kernel families the plan runs, the wgpu executor that records and
 // runs a plan, the CPU reference, and the laboratory (`lab`).
+mod bounded;
 mod descriptor;
 mod executor;
 // With the `lab` feature, revseq's benchmark and tests reach the plan's internals

@@ -1,8 +1,10 @@
 //! [`Gpu::compile`](crate::Gpu::compile): a descriptor, validated, becomes a
 //! [`CompiledReverse`]: its program (`src/plan/program.rs`, the plan), then on the
-//! device its pipeline (and the staging copy's, where it stages), its layout
-//! uniform and any scratch buffers. Everything here runs once per descriptor;
-//! `record` then only binds and dispatches the program's dispatches.
+//! device a pipeline for each of the program's kernels, from their published
+//! WGSL (`src/executor/pipeline.rs`), the layout uniforms its dispatches bind,
+//! and the scratch buffers and placeholder they bind, where they do.
+//! Everything here runs once per descriptor; `record` then only binds and
+//! dispatches the program's dispatches.
 
 use crate::descriptor::error::Error;
 use crate::descriptor::in_place::ReverseInPlace;
@@ -11,10 +13,9 @@ use crate::executor::compiled::CompiledReverse;
 use crate::executor::compiled_in_place::CompiledInPlace;
 use crate::executor::device_lock::Held;
 use crate::executor::gpu::Gpu;
-use crate::executor::pipeline::Pipeline;
 use crate::executor::uniform::{params_stride, uniform};
 use crate::plan::cut::PLACEHOLDER_BYTES;
-use crate::plan::program::Program;
+use crate::plan::program::{Binding, Program};
 
 pub(crate) async fn compile(
     gpu: &Gpu,
@@ -38,42 +39,42 @@ pub(crate) async fn compile_in_place(
     })
 }
 
-/// The device's part of compiling a program: the pipelines, the buffers its
-/// dispatches bind of their own (scratch, the placeholder) and the uniforms.
+/// The device's part of compiling a program: the pipelines of its kernels,
+/// the buffers its dispatches bind of their own (scratch, the placeholder) and
+/// the uniforms.
 async fn build(
     gpu: &Gpu,
     desc: &ReverseSubsequences,
     program: Program,
 ) -> Result<CompiledReverse, Error> {
-    let pipeline = Held::new(
-        gpu.device_lock(),
-        gpu.pipeline(Pipeline::Operator(program.key)).await?,
-    );
-    let scratch = match program.scratch {
-        Some(sizes) => Some(scratch_buffers(gpu, sizes).await?),
-        None => None,
+    let mut pipelines = Vec::with_capacity(program.kernels().len());
+    for kernel in program.kernels() {
+        pipelines.push(gpu.pipeline(kernel).await?);
+    }
+    let pipelines = Held::new(gpu.device_lock(), pipelines);
+    let scratch = match program.scratch_bytes() {
+        [0, 0] => None,
+        sizes => Some(scratch_buffers(gpu, sizes).await?),
     };
     let placeholder = match program.binds_placeholder() {
         true => Some(placeholder(gpu).await?),
         false => None,
     };
-    let copy = match scratch.is_some() {
-        true => Some(Held::new(
-            gpu.device_lock(),
-            gpu.pipeline(Pipeline::Copy(program.copying)).await?,
-        )),
-        false => None,
-    };
     // Last: it is where a lost device shows (`uniform::uniform`).
-    let params = program.dispatches.iter().map(|dispatch| dispatch.params);
+    let params = program
+        .dispatches()
+        .iter()
+        .map(|dispatch| match dispatch.bindings.last() {
+            Some(Binding::Params { bytes }) => &bytes[..],
+            _ => unreachable!("a dispatch binds its uniform last"),
+        });
     let context = "creating the layout uniform";
     let params = uniform(gpu, "revseq::params", params, context).await?;
     let limits = gpu.device().limits();
     Ok(CompiledReverse {
         gpu: gpu.clone(),
         desc: desc.clone(),
-        pipeline,
-        copy,
+        pipelines,
         params,
         params_stride: params_stride(&limits),
         offset_alignment: u64::from(limits.min_storage_buffer_offset_alignment),

@@ -6,13 +6,16 @@ use crate::descriptor::operator::ReverseSubsequences;
 use crate::descriptor::Mode;
 use crate::executor::device_lock::Held;
 use crate::executor::gpu::Gpu;
+use crate::executor::pipeline::KernelPipeline;
 use crate::kernels::variant::Variant;
 #[cfg(feature = "lab")]
 use crate::kernels::PipelineKey;
+#[cfg(feature = "lab")]
+use crate::plan::kernel::COPY;
 use crate::plan::program::Program;
 
-/// An operator compiled for one [`Gpu`]: its pipeline and its layout uniforms, made
-/// once. Recording it is cheap: a bind group and a dispatch per window of the
+/// An operator compiled for one [`Gpu`]: its program, the pipelines of its
+/// kernels and its layout uniforms, made once. Recording it is cheap: a bind group and a dispatch per window of the
 /// tensors, one where they fit a single storage binding.
 #[derive(Debug)]
 pub struct CompiledReverse {
@@ -20,11 +23,9 @@ pub struct CompiledReverse {
     pub(crate) desc: ReverseSubsequences,
     /// The plan: what `record` dispatches, in either mode.
     pub(crate) program: Program,
-    /// The operator's pipeline, of `program.key`.
-    pub(crate) pipeline: Held<wgpu::ComputePipeline>,
-    /// The staging copy's pipeline, where the program stages.
-    pub(crate) copy: Option<Held<wgpu::ComputePipeline>>,
-    /// One `Params` per dispatch, `params_stride` bytes apart.
+    /// The pipeline of each of the program's kernels, in their order.
+    pub(crate) pipelines: Held<Vec<KernelPipeline>>,
+    /// Each dispatch's uniform bytes, `params_stride` bytes apart.
     pub(crate) params: Held<wgpu::Buffer>,
     pub(crate) params_stride: u64,
     /// The device's `min_storage_buffer_offset_alignment`.
@@ -45,7 +46,7 @@ impl CompiledReverse {
     /// The pipeline key it runs under.
     #[cfg(feature = "lab")]
     pub fn key(&self) -> PipelineKey {
-        self.program.key
+        self.program.key()
     }
 
     /// The kernel variant the plan chose for its layout.
@@ -56,7 +57,7 @@ impl CompiledReverse {
     /// Workgroups of the first dispatch, in x and y (more than 65,535 fold into y).
     #[cfg(feature = "lab")]
     pub fn workgroups(&self) -> [u32; 2] {
-        let [x, y, _] = self.program.dispatches[0].workgroups;
+        let [x, y, _] = self.program.planned()[0].workgroups;
         [x, y]
     }
 
@@ -65,10 +66,10 @@ impl CompiledReverse {
     /// dispatch's).
     #[cfg(feature = "lab")]
     pub fn idle_workgroups(&self) -> f64 {
-        let dispatches = self.program.dispatches.iter();
+        let dispatches = self.program.planned().iter();
         let (launched, needed) = dispatches.fold((0u64, 0u64), |(l, n), d| {
             let [x, y, _] = d.workgroups;
-            (l + u64::from(x) * u64::from(y), n + u64::from(d.groups))
+            (l + u64::from(x) * u64::from(y), n + u64::from(d.groups()))
         });
         match launched {
             0 => 0.0,
@@ -80,7 +81,7 @@ impl CompiledReverse {
     /// binding, more where a tensor is windowed (a staged piece's copies
     /// included).
     pub fn dispatch_count(&self) -> usize {
-        self.program.dispatches.len()
+        self.program.planned().len()
     }
 
     /// Of [`dispatch_count`](Self::dispatch_count), the staging copy's: where
@@ -88,8 +89,8 @@ impl CompiledReverse {
     /// of the caller's buffer they span.
     #[cfg(feature = "lab")]
     pub fn staging_copies(&self) -> usize {
-        let dispatches = self.program.dispatches.iter();
-        dispatches.filter(|d| d.copy.is_some()).count()
+        let dispatches = self.program.planned().iter();
+        dispatches.filter(|d| d.kernel == COPY).count()
     }
 
     /// Bytes of scratch memory the operator owns: none where every piece reads
@@ -106,12 +107,7 @@ impl CompiledReverse {
 
     /// Bytes each binding must hold: the tensor's minimum size rounded up to 4.
     pub fn binding_size(&self, tensor: TensorRole) -> u64 {
-        let index = match tensor {
-            TensorRole::Input => 0,
-            TensorRole::SequenceLengths => 1,
-            TensorRole::Output | TensorRole::Tensor => 2,
-        };
-        self.program.bytes[index].next_multiple_of(4)
+        self.program.tensor_bytes(tensor).next_multiple_of(4)
     }
 
     /// Records the operator into `encoder`; never submits and never blocks, on any
@@ -213,7 +209,7 @@ impl CompiledReverse {
     /// the tensor (at the output's place) and the lengths in two buffers.
     pub(crate) fn check(&self, bindings: [&wgpu::BufferBinding<'_>; 3]) -> Result<(), Error> {
         let [input, sequence_lengths, output] = bindings;
-        let (roles, aliased) = match self.program.mode {
+        let (roles, aliased) = match self.program.mode() {
             Mode::OutOfPlace => (
                 &[
                     (TensorRole::Input, input),

@@ -50,7 +50,7 @@ impl CompiledInPlace {
     /// The pipeline key it runs under.
     #[cfg(feature = "lab")]
     pub fn key(&self) -> crate::kernels::PipelineKey {
-        self.inner.program.key
+        self.inner.program.key()
     }
 
     /// Workgroups of its dispatch, in x and y.
@@ -141,7 +141,9 @@ impl CompiledInPlace {
         if inner.program.is_empty() {
             return Ok(());
         }
-        let [tensor_bytes, len_bytes, _] = inner.program.bytes.map(|b| b as usize);
+        let bytes = |tensor| inner.program.tensor_bytes(tensor) as usize;
+        let [tensor_bytes, len_bytes] =
+            [TensorRole::Tensor, TensorRole::SequenceLengths].map(bytes);
         let copies = wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST;
         let context = "running reverse_subsequences in place";
         let (data, lengths, readback) = inner

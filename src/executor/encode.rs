@@ -1,44 +1,48 @@
 //! How a compiled operator goes into an encoder: its commands in order (each
-//! dispatch whole or in parts, a staged piece's between the copies of its
-//! segments), a bind group for each on the caller's bindings and the scratch
-//! buffers, and the compute passes and buffer copies.
+//! of the program's dispatches whole or in parts), a bind group for each that
+//! binds what the dispatch's [`bindings`](crate::program::Dispatch::bindings)
+//! say, in the published convention, on the caller's bindings and the
+//! operator's own buffers, and the compute passes and, where the program lets
+//! staged segments go so and the buffers allow it, buffer copies.
 
 use crate::descriptor::error::{Error, TensorRole};
-use crate::executor::bindings;
 use crate::executor::compiled::CompiledReverse;
 use crate::executor::parts::Parts;
+use crate::executor::pipeline::KernelPipeline;
 #[cfg(not(target_arch = "wasm32"))]
 use crate::executor::scope::{now_or_never, Scope};
 use crate::executor::uniform::params_binding;
 use crate::kernels::copy::Direction;
-use crate::plan::dispatch::{Binding, StagingCopy};
+use crate::plan::dispatch::StagingCopy;
+use crate::plan::program::Binding;
 
-/// The trace build in place of the operator's pipelines (`src/lab/trace.rs`): the
-/// operator's and the staging copy's, their bind group layout (the operator's,
-/// with the records at binding 4), and the records buffer, a slice of `slice`
-/// bytes for each command.
+/// The trace build in place of the operator's pipelines (`src/lab/trace.rs`):
+/// the traced pipeline of each of the program's kernels, and the records
+/// buffer, a slice of `slice` bytes for each command, bound at `binding`.
 pub(crate) struct Tracing<'a> {
-    pub(crate) layout: &'a wgpu::BindGroupLayout,
-    pub(crate) pipeline: &'a wgpu::ComputePipeline,
-    pub(crate) copy: Option<&'a wgpu::ComputePipeline>,
+    pub(crate) pipelines: &'a [KernelPipeline],
     pub(crate) records: &'a wgpu::Buffer,
     pub(crate) slice: u64,
+    pub(crate) binding: u32,
 }
 
 impl Tracing<'_> {
     /// Command `k`'s slice of the records.
-    fn slice_of(&self, k: usize) -> wgpu::BindingResource<'_> {
-        wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-            buffer: self.records,
-            offset: k as u64 * self.slice,
-            size: wgpu::BufferSize::new(self.slice),
-        })
+    fn slice_of(&self, k: usize) -> wgpu::BindGroupEntry<'_> {
+        wgpu::BindGroupEntry {
+            binding: self.binding,
+            resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                buffer: self.records,
+                offset: k as u64 * self.slice,
+                size: wgpu::BufferSize::new(self.slice),
+            }),
+        }
     }
 }
 
 /// One dispatch of a recorded operator: `workgroups` of the program's dispatch
-/// `dispatch`, which visit `bytes` of output, with the dispatch's `Params`, or
-/// where `part` is some, with the `Params` at that index of the parts' uniform.
+/// `dispatch`, which visit `bytes` of output, with the dispatch's uniform, or
+/// where `part` is some, with the uniform at that index of the parts'.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Command {
     pub(crate) dispatch: usize,
@@ -48,12 +52,12 @@ pub(crate) struct Command {
 }
 
 impl CompiledReverse {
-    /// The operator's commands in order: each dispatch whole, or in its parts
-    /// where `parts` has some for it.
+    /// The operator's commands in order: each dispatch with work whole, or in
+    /// its parts where `parts` has some for it.
     pub(crate) fn commands(&self, parts: Option<&Parts>) -> Vec<Command> {
         let mut commands = Vec::new();
         let mut next_part = 0;
-        for (i, dispatch) in self.program.dispatches.iter().enumerate() {
+        for (i, dispatch) in self.program.dispatches().iter().enumerate() {
             if dispatch.workgroups[0] == 0 {
                 continue;
             }
@@ -79,46 +83,55 @@ impl CompiledReverse {
     }
 
     /// Whether `record` on these buffers copies staged segments with buffer
-    /// copies rather than the copy kernel: where the plan does and the input
-    /// has `COPY_SRC` and the output `COPY_DST`.
+    /// copies where the program lets it ([`Program::buffer_copy`]): where the
+    /// input has `COPY_SRC` and the output `COPY_DST`.
+    ///
+    /// [`Program::buffer_copy`]: crate::program::Program
     pub(crate) fn copies_by_buffer(&self, input: &wgpu::Buffer, output: &wgpu::Buffer) -> bool {
-        self.program.by_buffer
-            && input.usage().contains(wgpu::BufferUsages::COPY_SRC)
+        input.usage().contains(wgpu::BufferUsages::COPY_SRC)
             && output.usage().contains(wgpu::BufferUsages::COPY_DST)
     }
 
-    /// What `buffer` binds at `place` (input, lengths, output): a window of
-    /// the caller's `bindings` (in place the tensor at the output's place), or
-    /// of the operator's own buffer (`compile` makes each one a dispatch binds).
-    fn window<'a>(
+    /// What `binding` binds: a window of one of the caller's `bindings`
+    /// (input, lengths, output; in place the tensor at the output's place),
+    /// of the operator's own scratch or placeholder, or the dispatch's
+    /// uniform, `params`.
+    fn resource<'a>(
         &'a self,
-        place: usize,
-        buffer: &Binding,
+        binding: &Binding,
         bindings: [&wgpu::BufferBinding<'a>; 3],
-    ) -> wgpu::BufferBinding<'a> {
-        let caller = |i: usize| Some((bindings[i].buffer, bindings[i].offset));
-        let own = |buffer: Option<&'a wgpu::Buffer>| buffer.map(|b| (b, 0));
-        let (buffer_of, offset_of) = match buffer {
-            Binding::Tensor { tensor, .. } => match tensor {
-                TensorRole::Input => caller(0),
-                TensorRole::SequenceLengths => caller(1),
-                TensorRole::Output | TensorRole::Tensor => caller(2),
-            },
-            Binding::Placeholder { .. } => own(self.placeholder.as_deref()),
-            Binding::Scratch { buffer, .. } => own(self.scratch.as_deref().map(|s| &s[*buffer])),
-            Binding::Params { .. } => None,
-        }
-        .unwrap_or((bindings[place].buffer, bindings[place].offset));
-        let (offset, size) = buffer.window();
-        wgpu::BufferBinding {
-            buffer: buffer_of,
-            offset: offset_of + offset,
+        params: &wgpu::BindingResource<'a>,
+    ) -> wgpu::BindingResource<'a> {
+        let (buffer, start) = match binding {
+            Binding::Tensor { tensor, .. } => {
+                let caller = match tensor {
+                    TensorRole::Input => bindings[0],
+                    TensorRole::SequenceLengths => bindings[1],
+                    TensorRole::Output | TensorRole::Tensor => bindings[2],
+                };
+                (caller.buffer, caller.offset)
+            }
+            // `compile` made the buffers its dispatches bind.
+            Binding::Scratch { buffer, .. } => {
+                let scratch = self.scratch.as_deref().expect("the program's scratch");
+                (&scratch[*buffer], 0)
+            }
+            Binding::Placeholder { .. } => {
+                let placeholder = self.placeholder.as_deref();
+                (placeholder.expect("the program's placeholder"), 0)
+            }
+            Binding::Params { .. } => return params.clone(),
+        };
+        let (offset, size) = binding.window();
+        wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+            buffer,
+            offset: start + offset,
             size: wgpu::BufferSize::new(size),
-        }
+        })
     }
 
     /// A bind group for each of `commands` that dispatches on the caller's
-    /// `bindings` (and its part's `Params` in `parts`, where it is a part), none
+    /// `bindings` (and its part's uniform in `parts`, where it is a part), none
     /// for the copies made `by_buffer`: what wgpu can still reject, made before
     /// anything is recorded, so that a rejection leaves the caller's encoder
     /// untouched. The trace build's bind groups add each command's slice of the
@@ -132,27 +145,31 @@ impl CompiledReverse {
         tracing: Option<&Tracing>,
     ) -> Result<Vec<Option<wgpu::BindGroup>>, Error> {
         let device = self.gpu.device();
-        let writable_input = self.program.key.writes_input();
-        let layout = tracing.map_or(self.gpu.bind_group_layout(writable_input), |t| t.layout);
+        let pipelines = tracing.map_or(&self.pipelines[..], |t| t.pipelines);
+        let dispatches = self.program.dispatches();
         let bind_group = |(k, command): (usize, &Command)| {
-            let dispatch = &self.program.dispatches[command.dispatch];
-            if by_buffer && dispatch.copy.is_some() {
+            if by_buffer && self.program.buffer_copy(command.dispatch).is_some() {
                 return None;
             }
-            // A part's `Params` lie in the parts' uniform, a whole dispatch's in its own.
+            let dispatch = &dispatches[command.dispatch];
+            // A part's uniform lies in the parts' buffer, a whole dispatch's in its own.
             let params = match command.part.zip(parts) {
                 Some((part, uniform)) => params_binding(uniform, part, self.params_stride),
                 None => self.params_binding(command.dispatch),
             };
-            let window = |place: usize| self.window(place, &dispatch.buffers[place], bindings);
-            let records = tracing.map(|t| t.slice_of(k));
-            Some(bindings::bind_group(
-                device,
-                layout,
-                params,
-                [window(0), window(1), window(2)],
-                records,
-            ))
+            let mut entries: Vec<wgpu::BindGroupEntry> = (dispatch.bindings.iter())
+                .enumerate()
+                .map(|(i, binding)| wgpu::BindGroupEntry {
+                    binding: i as u32,
+                    resource: self.resource(binding, bindings, &params),
+                })
+                .collect();
+            entries.extend(tracing.map(|t| t.slice_of(k)));
+            Some(device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("revseq::bind_group"),
+                layout: &pipelines[dispatch.kernel].layout,
+                entries: &entries,
+            }))
         };
         let make = || {
             commands
@@ -180,8 +197,9 @@ impl CompiledReverse {
 
     /// Records `commands` into `encoder` on the caller's `bindings` (input, lengths,
     /// output), already checked, with the parts' uniform `parts` where they have
-    /// parts, and staged segments copied `by_buffer` or by the copy kernel; the
-    /// trace build's pipeline and records where `tracing` is some.
+    /// parts, and staged segments copied `by_buffer` where the program lets
+    /// them, else by the copy kernel; the trace build's pipelines and records
+    /// where `tracing` is some.
     pub(crate) fn encode(
         &self,
         encoder: &mut wgpu::CommandEncoder,
@@ -192,38 +210,37 @@ impl CompiledReverse {
         tracing: Option<&Tracing>,
     ) -> Result<(), Error> {
         let bind_groups = self.bind_groups(bindings, commands, parts, by_buffer, tracing)?;
-        let operator = tracing.map_or(&*self.pipeline, |t| t.pipeline);
-        let staging_copy = tracing.map_or(self.copy.as_deref(), |t| t.copy);
+        let pipelines = tracing.map_or(&self.pipelines[..], |t| t.pipelines);
+        let dispatches = self.program.dispatches();
         // In order: a windowed dispatch may merge into words an earlier one
         // wrote, and a staged piece reads what its copies wrote. Dispatches share
         // a compute pass; buffer copies end it.
         let mut pass: Option<wgpu::ComputePass<'static>> = None;
-        let mut copying = None;
+        let mut kernel = None;
         for (command, bind_group) in commands.iter().zip(&bind_groups) {
-            let dispatch = &self.program.dispatches[command.dispatch];
-            match (bind_group, dispatch.copy, self.scratch.as_deref()) {
-                (Some(bind_group), copy, _) => {
+            let dispatch = &dispatches[command.dispatch];
+            match bind_group {
+                Some(bind_group) => {
                     let pass = pass.get_or_insert_with(|| {
-                        copying = None;
+                        kernel = None;
                         self.begin(encoder)
                     });
-                    if copying != Some(copy.is_some()) {
-                        let pipeline = match (copy, staging_copy) {
-                            (Some(_), Some(pipeline)) => pipeline,
-                            _ => operator,
-                        };
-                        pass.set_pipeline(pipeline);
-                        copying = Some(copy.is_some());
+                    if kernel != Some(dispatch.kernel) {
+                        pass.set_pipeline(&pipelines[dispatch.kernel].pipeline);
+                        kernel = Some(dispatch.kernel);
                     }
                     pass.set_bind_group(0, bind_group, &[]);
                     pass.dispatch_workgroups(command.workgroups[0], command.workgroups[1], 1);
                 }
-                (None, Some(copy), Some(scratch)) => {
+                None => {
                     drop(pass.take());
-                    let [input, _, output] = bindings;
-                    copy_segments(encoder, &copy, [input, output], scratch);
+                    let copy = self.program.buffer_copy(command.dispatch);
+                    let scratch = self.scratch.as_deref();
+                    if let Some((copy, scratch)) = copy.zip(scratch) {
+                        let [input, _, output] = bindings;
+                        copy_segments(encoder, copy, [input, output], scratch);
+                    }
                 }
-                _ => {}
             }
         }
         Ok(())

@@ -1,22 +1,21 @@
-//! The device handle: the shared bind group layout and pipeline cache, what the
-//! plan knows of the device (its entry points are in `entry.rs`).
+//! The device handle: the shared pipeline cache, and what the plan knows of
+//! the device (its entry points are in `entry.rs`).
 
 use std::sync::Arc;
 
 use crate::descriptor::error::Error;
 use crate::executor::adapter::adapter_from_env;
-use crate::executor::bindings;
 use crate::executor::device_lock::{DeviceLock, Held};
-use crate::executor::pipeline::PipelineCache;
+use crate::executor::pipeline::{KernelPipeline, PipelineCache};
 #[cfg(not(target_arch = "wasm32"))]
 use crate::executor::scope::block_on;
-use crate::executor::scope::Scope;
 use crate::executor::submission::default_submission_bytes;
 use crate::kernels::tuning::{self, Profile, Tuning};
 use crate::kernels::variant::Variant;
+use crate::plan::program::Kernel;
 use crate::plan::target::Target;
 
-/// A wgpu device and queue with this crate's layouts and pipeline cache.
+/// A wgpu device and queue with this crate's pipeline cache.
 /// Cheap to clone; clones share the cache.
 #[derive(Clone)]
 pub struct Gpu {
@@ -53,11 +52,6 @@ struct Settings {
 struct Objects {
     device: wgpu::Device,
     queue: wgpu::Queue,
-    bind_group_layout: wgpu::BindGroupLayout,
-    pipeline_layout: wgpu::PipelineLayout,
-    /// The layouts of kernels whose input binding is writable
-    /// ([`PipelineKey::writes_input`](crate::kernels::PipelineKey)).
-    writable_input: (wgpu::BindGroupLayout, wgpu::PipelineLayout),
     cache: PipelineCache,
 }
 
@@ -267,12 +261,6 @@ impl Gpu {
             forced,
         } = settings;
         let lock = DeviceLock::of(&device);
-        // In revseq's scopes, so that nothing reaches the device's handler; a
-        // layout wgpu could not make fails the first compile that uses it.
-        let scope = Scope::push(&device);
-        let (bind_group_layout, pipeline_layout) = bindings::layouts(&device, false, false);
-        let writable_input = bindings::layouts(&device, false, true);
-        drop(scope.pop("creating the bind group layouts"));
         let profile = Profile {
             tuning,
             int64: device.features().contains(wgpu::Features::SHADER_INT64),
@@ -286,9 +274,6 @@ impl Gpu {
                     Objects {
                         device,
                         queue,
-                        bind_group_layout,
-                        pipeline_layout,
-                        writable_input,
                         cache: PipelineCache::default(),
                     },
                 ),
@@ -324,7 +309,9 @@ impl Gpu {
         self.inner.objects.device.adapter_info()
     }
 
-    /// Pipelines built so far; a compile of a key already built adds none.
+    /// Pipelines the cache holds, one a kernel ([`Kernel`]) built: a compile
+    /// whose kernels are built adds none. At most 1,024, the least recently
+    /// used dropped past that.
     pub fn cached_pipelines(&self) -> usize {
         self.inner.objects.cache.len()
     }
@@ -338,40 +325,21 @@ impl Gpu {
             .with_max_binding(self.inner.max_binding)
     }
 
-    /// The layout an operator's bind groups follow: the uniform at binding 0,
-    /// input, sequence lengths and output at 1, 2 and 3; the input writable where
-    /// `writable_input` (in place across windows).
-    pub(crate) fn bind_group_layout(&self, writable_input: bool) -> &wgpu::BindGroupLayout {
-        let objects = &self.inner.objects;
-        match writable_input {
-            true => &objects.writable_input.0,
-            false => &objects.bind_group_layout,
-        }
-    }
-
     /// The trace build's pipelines of this device.
     #[cfg(all(feature = "lab", not(target_arch = "wasm32")))]
     pub(crate) fn trace_pipelines(&self) -> &crate::executor::pipeline::TracePipelines {
         &self.inner.traced
     }
 
-    /// The pipeline `key` names, from the cache or built now.
-    pub(crate) async fn pipeline(
-        &self,
-        key: crate::executor::pipeline::Pipeline,
-    ) -> Result<wgpu::ComputePipeline, Error> {
+    /// `kernel`'s pipeline, from the cache or built now.
+    /// On a lost device, [`Error::DeviceLost`]: wgpu makes an invalid
+    /// pipeline there, and reports its layout as invalid.
+    pub(crate) async fn pipeline(&self, kernel: &Arc<Kernel>) -> Result<KernelPipeline, Error> {
         let objects = &self.inner.objects;
-        objects
+        let built = objects
             .cache
-            .get_or_build(
-                &objects.device,
-                &self.inner.lock,
-                match key.writes_input() {
-                    true => &objects.writable_input.1,
-                    false => &objects.pipeline_layout,
-                },
-                key,
-            )
-            .await
+            .get_or_build(&objects.device, &self.inner.lock, kernel)
+            .await;
+        built.map_err(|error| self.lost_or(error, "building a compute pipeline"))
     }
 }

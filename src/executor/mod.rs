@@ -4,7 +4,6 @@
 //! async, and the device itself (adapters, the GL lock, error scopes, loss).
 
 pub(crate) mod adapter;
-pub(crate) mod bindings;
 pub(crate) mod calls;
 pub(crate) mod compile;
 pub(crate) mod compiled;

@@ -1,14 +1,14 @@
 //! A dispatch in parts, for revseq's own bounded submissions
 //! (`src/executor/submission.rs`): where `run` bounds each submission to some output bytes,
 //! a dispatch that visits more runs as several, each over a range of its
-//! workgroups, with a copy of its `Params` that names its first workgroup. Only
-//! `run` cuts them, into a uniform of its own; `record` dispatches whole.
+//! workgroups, with a copy of its uniform that names its first workgroup
+//! ([`Dispatch::part_uniform`]). Only `run` cuts them, into a uniform of its
+//! own; `record` dispatches whole.
 
 use crate::descriptor::error::Error;
 use crate::executor::compiled::CompiledReverse;
 use crate::executor::device_lock::Held;
 use crate::executor::uniform::uniform;
-use crate::kernels::params::Params;
 use crate::plan::dispatch::Dispatch;
 
 /// A range of a dispatch's workgroups, run as a dispatch of its own.
@@ -32,7 +32,7 @@ pub(crate) struct Parts {
 /// `dispatch` in parts of at most `budget` output bytes (as evenly as its
 /// workgroups allow) and `max` workgroups; none where it visits no more.
 pub(crate) fn divide(dispatch: &Dispatch, budget: u64, max: u32) -> Vec<Part> {
-    let (visited, groups) = (dispatch.output_bytes(), dispatch.groups);
+    let (visited, groups) = (dispatch.output_bytes(), dispatch.groups());
     if visited <= budget || groups <= 1 {
         return Vec::new();
     }
@@ -52,29 +52,27 @@ pub(crate) fn divide(dispatch: &Dispatch, budget: u64, max: u32) -> Vec<Part> {
 
 impl CompiledReverse {
     /// The operator's dispatches in parts of at most `budget` output bytes, and
-    /// the uniform of the parts' `Params`.
+    /// the uniform of the parts.
     pub(crate) async fn parts(&self, budget: u64) -> Result<Parts, Error> {
         let limits = self.gpu.device().limits();
         let max = limits.max_compute_workgroups_per_dimension.max(1);
-        // `run`'s buffers have copy usages: where the plan copies staged
-        // segments by buffer, a copy dispatch is buffer copies, never in parts.
-        let dispatches = &self.program.dispatches;
-        let by_buffer = self.program.by_buffer;
-        let of: Vec<Vec<Part>> = dispatches
-            .iter()
-            .map(|d| match by_buffer && d.copy.is_some() {
-                true => Vec::new(),
-                false => divide(d, budget, max),
+        // `run`'s buffers have copy usages: where the program lets staged
+        // segments copy by buffer, a copy dispatch is buffer copies, never in
+        // parts.
+        let dispatches = self.program.dispatches();
+        let of: Vec<Vec<Part>> = (dispatches.iter().enumerate())
+            .map(|(i, d)| match self.program.buffer_copy(i) {
+                Some(_) => Vec::new(),
+                None => divide(d, budget, max),
             })
             .collect();
-        let params: Vec<Params> = dispatches
+        let params: Vec<Vec<u8>> = dispatches
             .iter()
             .zip(&of)
             .flat_map(|(dispatch, parts)| {
-                parts.iter().map(|part| Params {
-                    first_group: part.first_group,
-                    ..dispatch.params
-                })
+                parts
+                    .iter()
+                    .map(|part| dispatch.part_uniform(part.first_group))
             })
             .collect();
         let uniform = match params.is_empty() {

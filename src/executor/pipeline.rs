@@ -1,160 +1,136 @@
-//! The pipeline cache: one compute pipeline per [`PipelineKey`], and the staging
-//! copy's per tuning, built once, shared by every clone of a [`Gpu`](crate::Gpu)
-//! and safe to use from many threads.
+//! The pipeline cache: one compute pipeline per published kernel
+//! ([`Kernel`](crate::program::Kernel)), keyed by its digest, built from its
+//! WGSL as any executor builds it (the layout from what the entry point uses,
+//! no `override` left), shared by every clone of a [`Gpu`](crate::Gpu) and
+//! safe to use from many threads.
 
-use std::collections::HashMap;
-use std::sync::{PoisonError, RwLock};
+use std::sync::{Arc, PoisonError, RwLock};
 
+use crate::bounded::Bounded;
 use crate::descriptor::error::Error;
 use crate::executor::device_lock::DeviceLock;
 use crate::executor::scope::Scope;
-use crate::kernels::copy::Copying;
-use crate::kernels::shaders::{KernelFile, Source};
-use crate::kernels::PipelineKey;
+use crate::plan::program::Kernel;
 
-/// A pipeline the cache builds: an operator's, or the staging copy's.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub(crate) enum Pipeline {
-    Operator(PipelineKey),
-    Copy(Copying),
+/// A kernel's pipeline and the layout of its bind group, which wgpu made from
+/// the bindings its entry point uses: its buffers at 0..k in the order of
+/// [`Dispatch::bindings`](crate::program::Dispatch::bindings), every one
+/// `read_write`, its uniform at k (and the trace build's records at
+/// `TRACE_BINDING`).
+#[derive(Clone, Debug)]
+pub(crate) struct KernelPipeline {
+    pub(crate) pipeline: wgpu::ComputePipeline,
+    pub(crate) layout: wgpu::BindGroupLayout,
 }
 
-impl Pipeline {
-    pub(crate) fn source(&self) -> Source {
-        match self {
-            Pipeline::Operator(key) => key.source(),
-            Pipeline::Copy(copying) => copying.source(),
-        }
-    }
+/// Pipelines the cache keeps: far more than a process meets (a few a layout,
+/// data and length type), so that compiling a descriptor seen before builds
+/// nothing; past it the least recently used goes (a compiled operator keeps
+/// its own).
+const KEPT_PIPELINES: usize = 1024;
 
-    /// Whether its input binding is writable (`src/executor/bindings.rs`).
-    pub(crate) fn writes_input(&self) -> bool {
-        match self {
-            Pipeline::Operator(key) => key.writes_input(),
-            Pipeline::Copy(_) => false,
-        }
-    }
-
-    pub(crate) fn constants(&self) -> Vec<(&'static str, f64)> {
-        match self {
-            Pipeline::Operator(key) => key.constants(),
-            Pipeline::Copy(copying) => copying.constants(),
-        }
-    }
-}
-
-#[derive(Default)]
 pub(crate) struct PipelineCache {
-    state: RwLock<State>,
+    /// By digest, each beside its kernel: a digest that two texts share
+    /// builds its own pipeline, uncached.
+    state: RwLock<Bounded<u64, (Arc<Kernel>, KernelPipeline)>>,
 }
 
-#[derive(Default)]
-struct State {
-    modules: HashMap<Source, wgpu::ShaderModule>,
-    pipelines: HashMap<Pipeline, wgpu::ComputePipeline>,
+impl Default for PipelineCache {
+    fn default() -> PipelineCache {
+        PipelineCache {
+            state: RwLock::new(Bounded::new(KEPT_PIPELINES)),
+        }
+    }
 }
 
 impl PipelineCache {
     pub(crate) fn len(&self) -> usize {
         let state = self.state.read().unwrap_or_else(PoisonError::into_inner);
-        state.pipelines.len()
+        state.len()
     }
 
-    fn cached(&self, key: Pipeline) -> Option<wgpu::ComputePipeline> {
-        let state = self.state.read().unwrap_or_else(PoisonError::into_inner);
-        state.pipelines.get(&key).cloned()
+    fn cached(&self, kernel: &Arc<Kernel>) -> Option<KernelPipeline> {
+        let mut state = self.state.write().unwrap_or_else(PoisonError::into_inner);
+        match state.get(&kernel.digest) {
+            Some((cached, pipeline)) if same(cached, kernel) => Some(pipeline.clone()),
+            _ => None,
+        }
     }
 
+    /// `kernel`'s pipeline, from the cache or built now.
     pub(crate) async fn get_or_build(
         &self,
         device: &wgpu::Device,
         lock: &DeviceLock,
-        layout: &wgpu::PipelineLayout,
-        key: Pipeline,
-    ) -> Result<wgpu::ComputePipeline, Error> {
-        if let Some(pipeline) = self.cached(key) {
+        kernel: &Arc<Kernel>,
+    ) -> Result<KernelPipeline, Error> {
+        if let Some(pipeline) = self.cached(kernel) {
             return Ok(pipeline);
         }
-        // Built without the lock, which must not be held across the await; two
-        // threads asking for the same new key may both build it, and the first
-        // inserted wins.
-        let source = key.source();
-        let label = source.label();
-        let cached_module = {
-            let state = self.state.read().unwrap_or_else(PoisonError::into_inner);
-            state.modules.get(&source).cloned()
-        };
-        let (module, module_errors) = match cached_module {
-            Some(module) => (module, None),
-            None => {
-                let scope = Scope::push(device);
-                let module = lock.hold(|| {
-                    device.create_shader_module(wgpu::ShaderModuleDescriptor {
-                        label: Some(&label),
-                        source: wgpu::ShaderSource::Wgsl(source.wgsl().into()),
-                    })
-                });
-                (module, Some(scope.pop("compiling a shader module")))
-            }
-        };
-        let constants = key.constants();
+        // Built without the cache's lock, which must not be held across the
+        // await; two threads asking for the same new kernel may both build
+        // it, and the first inserted wins.
+        let label = kernel.of.label();
         let scope = Scope::push(device);
         // On GL the driver compiles the program here, under wgpu's lock.
-        let pipeline = lock.hold(|| compute_pipeline(device, layout, &module, &label, &constants));
-        let pipeline_errors = scope.pop("building a compute pipeline");
-        let checked = async {
-            if let Some(errors) = module_errors {
-                errors.await?;
-            }
-            pipeline_errors.await
-        };
-        if let Err(error) = checked.await {
-            lock.hold(|| drop((module, pipeline)));
+        let pipeline = lock.hold(|| build(device, &kernel.wgsl, kernel.entry_point, &label));
+        if let Err(error) = scope.pop("building a compute pipeline").await {
+            lock.hold(|| drop(pipeline));
             return Err(error);
         }
-
-        // A module or pipeline another thread inserted first is dropped here.
+        // A pipeline another thread inserted first is dropped here.
         lock.hold(|| {
             let mut state = self.state.write().unwrap_or_else(PoisonError::into_inner);
-            state.modules.entry(source).or_insert(module);
-            Ok(state.pipelines.entry(key).or_insert(pipeline).clone())
+            match state.get(&kernel.digest) {
+                Some((cached, _)) if !same(cached, kernel) => Ok(pipeline),
+                _ => Ok(state
+                    .insert(kernel.digest, (kernel.clone(), pipeline))
+                    .1
+                    .clone()),
+            }
         })
     }
 }
 
-/// The compute pipeline of `module`'s kernel under `layout` with its `override`
-/// `constants`: the one way revseq builds a pipeline, for the cache and the trace
-/// build alike.
-pub(crate) fn compute_pipeline(
+/// Whether two kernels are one text: the same kernel, shared, in practice.
+fn same(a: &Arc<Kernel>, b: &Arc<Kernel>) -> bool {
+    Arc::ptr_eq(a, b) || a.wgsl == b.wgsl
+}
+
+/// The pipeline of `wgsl`'s `entry_point`, its layout made from the bindings
+/// the entry point uses: the one way revseq builds a pipeline, for the cache
+/// and the trace build alike.
+pub(crate) fn build(
     device: &wgpu::Device,
-    layout: &wgpu::PipelineLayout,
-    module: &wgpu::ShaderModule,
+    wgsl: &str,
+    entry_point: &str,
     label: &str,
-    constants: &[(&str, f64)],
-) -> wgpu::ComputePipeline {
-    device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+) -> KernelPipeline {
+    let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
         label: Some(label),
-        layout: Some(layout),
-        module,
-        entry_point: Some(KernelFile::ENTRY_POINT),
+        source: wgpu::ShaderSource::Wgsl(wgsl.into()),
+    });
+    let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+        label: Some(label),
+        layout: None,
+        module: &module,
+        entry_point: Some(entry_point),
         compilation_options: wgpu::PipelineCompilationOptions {
-            constants,
+            constants: &[],
             // No kernel of the operator uses workgroup memory.
             zero_initialize_workgroup_memory: false,
         },
         cache: None,
-    })
+    });
+    let layout = pipeline.get_bind_group_layout(0);
+    KernelPipeline { pipeline, layout }
 }
 
 /// The trace build's pipelines of one device (`src/lab/trace.rs` builds and
-/// reads them), built once: the operators' and the staging copy's, by key,
-/// layout and sample, and the two bind group layouts (the operator's, with the
-/// records at binding 4; its input writable or not). Shared by every clone of a
-/// [`Gpu`](crate::Gpu), whose keys name the same WGSL.
+/// reads them), built once, by kernel digest and sample. Shared by every
+/// clone of a [`Gpu`](crate::Gpu), whose kernels are the same texts.
 #[cfg(feature = "lab")]
 #[derive(Default)]
 pub(crate) struct TracePipelines {
-    pub(crate) layouts:
-        std::sync::Mutex<HashMap<bool, (wgpu::BindGroupLayout, wgpu::PipelineLayout)>>,
-    pub(crate) pipelines: std::sync::Mutex<HashMap<(Pipeline, bool, u32), wgpu::ComputePipeline>>,
+    pub(crate) pipelines: std::sync::Mutex<std::collections::HashMap<(u64, u32), KernelPipeline>>,
 }

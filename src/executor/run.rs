@@ -193,7 +193,7 @@ impl CompiledReverse {
             Some(budget) => Some(self.parts(budget).await?),
             None => None,
         };
-        let out_bytes = self.program.bytes[2] as usize;
+        let out_bytes = self.program.tensor_bytes(TensorRole::Output) as usize;
         let device = self.gpu.device();
         let scope = Scope::push(device);
         // `record`'s checks, on revseq's own buffers; then the commands, in as many
@@ -240,7 +240,12 @@ impl CompiledReverse {
         sequence_lengths: &[u8],
         output: &[u8],
     ) -> [Held<wgpu::Buffer>; 4] {
-        let [in_bytes, len_bytes, out_bytes] = self.program.bytes.map(|b| b as usize);
+        let [in_bytes, len_bytes, out_bytes] = [
+            TensorRole::Input,
+            TensorRole::SequenceLengths,
+            TensorRole::Output,
+        ]
+        .map(|tensor| self.program.tensor_bytes(tensor) as usize);
         let out_size = self.binding_size(TensorRole::Output);
         let input = self.upload(
             "revseq::input",

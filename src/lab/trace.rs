@@ -8,28 +8,28 @@
 //! storage file and `src/kernels/shared/lengths.wgsl` (and the in-place files that
 //! hold their own bindings); their `#trace` lines, which only this build keeps,
 //! append `(workgroup, invocation, ordinal, index, shape)` to a buffer at binding
-//! 4 (`src/kernels/trace/record.wgsl`), the index as the kernel computed it, before
-//! anything could clamp it. The normal build's WGSL has none of it. Tracing
+//! 16 in the published convention (`src/kernels/trace/record.wgsl` declares
+//! it at 4), the index as the kernel computed it, before anything could clamp
+//! it. The normal build's WGSL has none of it. Tracing
 //! blocks until the device is done, so it is native only; it runs on any adapter,
 //! lavapipe included: the addresses do not depend on the hardware.
 
 use std::sync::PoisonError;
 
 use crate::descriptor::error::{Error, TensorRole};
-use crate::executor::bindings;
 use crate::executor::compiled::CompiledReverse;
 use crate::executor::compiled_in_place::CompiledInPlace;
 use crate::executor::device_lock::Held;
 use crate::executor::encode::{Command, Tracing};
 use crate::executor::gpu::Gpu;
-use crate::executor::pipeline::{compute_pipeline, Pipeline, TracePipelines};
+use crate::executor::pipeline::{self, KernelPipeline, TracePipelines};
 use crate::executor::scope::{block_on, Scope};
 use crate::kernels::params::PARAMS_SIZE;
 use crate::kernels::shaders::{KernelFile, Source, Storage, WORKGROUP_SIZE};
 use crate::lab::simt::{Access, Kind};
 use crate::plan::cut::PLACEHOLDER_BYTES;
-use crate::plan::dispatch::{Binding, Dispatch};
-use crate::plan::program::Program;
+use crate::plan::kernel::{external_wgsl, TRACE_BINDING};
+use crate::plan::program::{Binding, Dispatch, Kernel, Program};
 
 /// The most records one dispatch's slice of the trace buffer holds: 16 MiB.
 const CAPACITY: u64 = 1 << 20;
@@ -65,7 +65,9 @@ pub struct TracedDispatch {
     /// Workgroups launched, in x and y; `[0, 0]` for a dispatch with no work,
     /// which is not recorded.
     pub workgroups: [u32; 2],
-    /// What its input, sequence lengths and output bindings (1, 2 and 3) held.
+    /// What it bound for its input, sequence lengths and output: the window
+    /// of each buffer its kernel uses, an empty [`TracedBuffer::Unbound`]
+    /// where it uses none.
     pub bindings: [TracedBinding; 3],
 }
 
@@ -97,6 +99,9 @@ pub enum TracedBuffer {
     ScratchInput,
     /// The scratch a staged piece writes.
     ScratchOutput,
+    /// Nothing: the kernel uses no buffer there (in place, the input;
+    /// the staging copy, the lengths), and may access none.
+    Unbound,
 }
 
 impl CompiledReverse {
@@ -109,14 +114,12 @@ impl CompiledReverse {
     /// The dispatches go through the normal build's `encode` (`src/executor/encode.rs`),
     /// with the trace build's pipelines and each command's slice of the records.
     pub fn trace(&self, input: &[u8], lengths: &[u8], every: u32) -> Result<Trace, Error> {
-        self.desc.check_host_slices([
-            input.len(),
-            lengths.len(),
-            self.program.bytes[2] as usize,
-        ])?;
+        let bytes = |tensor| self.program.tensor_bytes(tensor) as usize;
+        self.desc
+            .check_host_slices([input.len(), lengths.len(), bytes(TensorRole::Output)])?;
         let output = vec![0; self.binding_size(TensorRole::Output) as usize];
-        let [input, lengths] =
-            [(input, 0), (lengths, 1)].map(|(h, t)| &h[..self.program.bytes[t] as usize]);
+        let input = &input[..bytes(TensorRole::Input)];
+        let lengths = &lengths[..bytes(TensorRole::SequenceLengths)];
         self.traced([input, lengths, &output], every)
     }
 
@@ -158,33 +161,24 @@ impl CompiledReverse {
         capacity: u64,
     ) -> Result<Result<Trace, u64>, Error> {
         let gpu = &self.gpu;
-        let pipelines = gpu.trace_pipelines();
         let program = &self.program;
-        let writable_input = program.key.writes_input();
-        let operator =
-            pipelines.get(gpu, Pipeline::Operator(program.key), writable_input, every)?;
-        let copy = match self.copy {
-            Some(_) => {
-                Some(pipelines.get(gpu, Pipeline::Copy(program.copying), writable_input, every)?)
-            }
-            None => None,
-        };
+        let pipelines = (program.kernels().iter())
+            .map(|kernel| gpu.trace_pipelines().get(gpu, kernel, every))
+            .collect::<Result<Vec<KernelPipeline>, Error>>()?;
         let slice = slice_bytes(capacity);
         let per_submission = (SUBMITTED_BYTES / slice).clamp(1, commands.len().max(1) as u64);
         let buffers = Buffers::new(gpu, host, per_submission * slice)?;
-        let layout = pipelines.layout(writable_input);
         let tracing = Tracing {
-            layout: &layout,
-            pipeline: &operator,
-            copy: copy.as_ref(),
+            pipelines: &pipelines,
             records: &buffers.records,
             slice,
+            binding: TRACE_BINDING,
         };
         let whole = |t: usize| buffers.tensors[t].as_entire_buffer_binding();
         let bindings = [whole(0), whole(1), whole(2)];
         let mut trace = Trace {
             accesses: Vec::new(),
-            dispatches: (program.dispatches.iter())
+            dispatches: (program.dispatches().iter())
                 .map(|d| traced_dispatch(program, d))
                 .collect(),
             output: Vec::new(),
@@ -217,12 +211,9 @@ impl CompiledReverse {
 /// What `dispatch` of `program` ran and what its bindings held, on the trace's
 /// buffers.
 fn traced_dispatch(program: &Program, dispatch: &Dispatch) -> TracedDispatch {
-    let kernel = match dispatch.copy {
-        Some(_) => program.copying.source().label(),
-        None => program.key.source().label(),
-    };
-    let binding = |place: usize| {
-        let buffer = match dispatch.buffers[place] {
+    let kernel = program.kernels()[dispatch.kernel].of;
+    let traced = |binding: &Binding| {
+        let buffer = match *binding {
             Binding::Tensor { tensor, .. } => match tensor {
                 TensorRole::Input => TracedBuffer::Input,
                 TensorRole::SequenceLengths => TracedBuffer::Lengths,
@@ -232,18 +223,29 @@ fn traced_dispatch(program: &Program, dispatch: &Dispatch) -> TracedDispatch {
             Binding::Scratch { buffer: 0, .. } => TracedBuffer::ScratchInput,
             Binding::Scratch { .. } | Binding::Params { .. } => TracedBuffer::ScratchOutput,
         };
-        let (offset, size) = dispatch.buffers[place].window();
+        let (offset, size) = binding.window();
         TracedBinding {
             buffer,
             offset,
             size,
         }
     };
+    // The buffers it binds, in order, are those its kernel uses of input,
+    // lengths and output.
+    let mut bound = dispatch.bindings.iter();
+    let bindings = kernel.uses().map(|used| match used {
+        true => traced(bound.next().expect("a binding for each buffer used")),
+        false => TracedBinding {
+            buffer: TracedBuffer::Unbound,
+            offset: 0,
+            size: 0,
+        },
+    });
     let [x, y, _] = dispatch.workgroups;
     TracedDispatch {
-        kernel,
+        kernel: kernel.label(),
         workgroups: [x, y],
-        bindings: [binding(0), binding(1), binding(2)],
+        bindings,
     }
 }
 
@@ -254,7 +256,8 @@ impl CompiledInPlace {
     pub fn trace(&self, tensor: &[u8], lengths: &[u8], every: u32) -> Result<Trace, Error> {
         self.desc.check_host_slices([tensor.len(), lengths.len()])?;
         let inner = &self.inner;
-        let [bytes, length_bytes, _] = inner.program.bytes.map(|b| b as usize);
+        let bytes = inner.program.tensor_bytes(TensorRole::Tensor) as usize;
+        let length_bytes = inner.program.tensor_bytes(TensorRole::SequenceLengths) as usize;
         let mut start = tensor[..bytes].to_vec();
         start.resize(inner.binding_size(TensorRole::Tensor) as usize, 0);
         let placeholder = [0; PLACEHOLDER_BYTES as usize];
@@ -269,58 +272,33 @@ fn slice_bytes(capacity: u64) -> u64 {
 }
 
 impl TracePipelines {
-    /// The traced bind group layout, its input writable where `writable_input`.
-    fn layout(&self, writable_input: bool) -> wgpu::BindGroupLayout {
-        let layouts = self.layouts.lock().unwrap_or_else(PoisonError::into_inner);
-        layouts[&writable_input].0.clone()
-    }
-
-    /// `key`'s trace build tracing every `every`-th workgroup, under the traced
-    /// layout with its input writable where `writable_input`.
-    fn get(
-        &self,
-        gpu: &Gpu,
-        key: Pipeline,
-        writable_input: bool,
-        every: u32,
-    ) -> Result<wgpu::ComputePipeline, Error> {
+    /// `kernel`'s trace build tracing every `every`-th workgroup.
+    fn get(&self, gpu: &Gpu, kernel: &Kernel, every: u32) -> Result<KernelPipeline, Error> {
         let every = every.max(1);
         let cached = {
             let pipelines = self
                 .pipelines
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner);
-            pipelines.get(&(key, writable_input, every)).cloned()
+            pipelines.get(&(kernel.digest, every)).cloned()
         };
         if let Some(pipeline) = cached {
             return Ok(pipeline);
         }
         let device = gpu.device();
-        let pipeline_layout = {
-            let mut layouts = self.layouts.lock().unwrap_or_else(PoisonError::into_inner);
-            let (_, layout) = layouts.entry(writable_input).or_insert_with(|| {
-                gpu.device_lock()
-                    .hold(|| bindings::layouts(device, true, writable_input))
-            });
-            layout.clone()
-        };
-        let source = key.source();
-        let program = TracedKernel {
-            wgsl: &source.traced_wgsl(),
-            label: &source.label(),
-            constants: &key.constants(),
-        };
+        let wgsl = kernel.traced_wgsl(every);
+        let label = kernel.of.label();
         let scope = Scope::push(device);
         let pipeline = gpu
             .device_lock()
-            .hold(|| pipeline(device, &pipeline_layout, &program, every));
+            .hold(|| pipeline::build(device, &wgsl, kernel.entry_point, &label));
         block_on(scope.pop("building a trace pipeline"))?;
         let mut pipelines = self
             .pipelines
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
         Ok(pipelines
-            .entry((key, writable_input, every))
+            .entry((kernel.digest, every))
             .or_insert(pipeline)
             .clone())
     }
@@ -330,8 +308,10 @@ impl TracePipelines {
 /// in the trace build: its `#import` lines may name the crate's files
 /// (`shared/params`, ...) and the slots `storage` (filled with `storage`) and
 /// `mul_high`; its entry point is `main`, and it must call `invocation_index`
-/// first. The uniform at binding 0 is all zeros, the lengths binding holds 4, and
-/// the output binding `output_bytes`, zeroed.
+/// first. It runs in the published convention, as a kernel that uses every
+/// buffer: input, lengths and output at bindings 0-2, the uniform, all zeros,
+/// at 3; the lengths binding holds 4 bytes, and the output binding
+/// `output_bytes`, zeroed.
 #[expect(
     clippy::too_many_arguments,
     reason = "a kernel's text, storage, constants, grid and buffers, each its own"
@@ -352,42 +332,95 @@ pub fn trace_wgsl(
         slots: &[],
         wide_multiply: false,
     };
+    let mut all = vec![
+        ("WORKGROUP_SIZE", f64::from(WORKGROUP_SIZE)),
+        ("TRACE_EVERY", f64::from(every.max(1))),
+    ];
+    all.extend_from_slice(constants);
     let traced = source.compose_text("test/kernel", Some(wgsl), true);
+    let traced = external_wgsl(&traced, None, [true; 3]);
+    let label = "revseq::trace";
     let params = gpu.create_buffer(&wgpu::BufferDescriptor {
         label: Some("revseq::trace params"),
         size: PARAMS_SIZE,
         usage: wgpu::BufferUsages::UNIFORM,
         mapped_at_creation: false,
     });
-    let mut all = vec![("WORKGROUP_SIZE", 256.0)];
-    all.extend_from_slice(constants);
-    let program = TracedKernel {
-        wgsl: &traced,
-        label: "revseq::trace",
-        constants: &all,
-    };
     let device = gpu.device();
     let scope = Scope::push(device);
-    let (layout, pipeline) = gpu.device_lock().hold(|| {
-        let (layout, pipeline_layout) = bindings::layouts(device, true, false);
-        (layout, pipeline(device, &pipeline_layout, &program, every))
+    // A layout of every binding the convention gives it, whether the kernel
+    // uses it or not.
+    let pipeline = gpu.device_lock().hold(|| {
+        let entry = |binding, ty| wgpu::BindGroupLayoutEntry {
+            binding,
+            visibility: wgpu::ShaderStages::COMPUTE,
+            ty,
+            count: None,
+        };
+        let storage = wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Storage { read_only: false },
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        };
+        let uniform = wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Uniform,
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        };
+        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some(label),
+            entries: &[
+                entry(0, storage),
+                entry(1, storage),
+                entry(2, storage),
+                entry(3, uniform),
+                entry(TRACE_BINDING, storage),
+            ],
+        });
+        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some(label),
+            source: wgpu::ShaderSource::Wgsl(traced.as_str().into()),
+        });
+        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some(label),
+            bind_group_layouts: &[Some(&layout)],
+            immediate_size: 0,
+        });
+        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some(label),
+            layout: Some(&pipeline_layout),
+            module: &module,
+            entry_point: Some(KernelFile::ENTRY_POINT),
+            compilation_options: wgpu::PipelineCompilationOptions {
+                constants: &all,
+                ..Default::default()
+            },
+            cache: None,
+        });
+        KernelPipeline { pipeline, layout }
     });
     block_on(scope.pop("building the trace pipeline"))?;
     let pipeline = Held::new(gpu.device_lock(), pipeline);
     let output = vec![0; output_bytes.next_multiple_of(4) as usize];
     let slice = slice_bytes(CAPACITY);
     let buffers = Buffers::new(gpu, [input, &[0; 4], &output], slice)?;
-    let bind_group = bindings::bind_group(
-        device,
-        &layout,
-        params.as_entire_binding(),
-        [0, 1, 2].map(|t| buffers.tensors[t].as_entire_buffer_binding()),
-        Some(buffers.records.as_entire_binding()),
-    );
+    let entry = |binding, resource| wgpu::BindGroupEntry { binding, resource };
+    let tensor = |t: usize| buffers.tensors[t].as_entire_binding();
+    let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some(label),
+        layout: &pipeline.layout,
+        entries: &[
+            entry(0, tensor(0)),
+            entry(1, tensor(1)),
+            entry(2, tensor(2)),
+            entry(3, params.as_entire_binding()),
+            entry(TRACE_BINDING, buffers.records.as_entire_binding()),
+        ],
+    });
     let mut encoder = device.create_command_encoder(&Default::default());
     {
         let mut pass = encoder.begin_compute_pass(&Default::default());
-        pass.set_pipeline(&pipeline);
+        pass.set_pipeline(&pipeline.pipeline);
         pass.set_bind_group(0, &bind_group, &[]);
         pass.dispatch_workgroups(workgroups[0], workgroups[1], 1);
     }
@@ -399,7 +432,7 @@ pub fn trace_wgsl(
     let mut trace = Trace {
         accesses: Vec::new(),
         dispatches: vec![TracedDispatch {
-            kernel: program.label.to_string(),
+            kernel: label.to_string(),
             workgroups,
             bindings: [
                 whole(TracedBuffer::Input, 0),
@@ -440,15 +473,7 @@ fn main(
 }}"
     )
 }
-/// A kernel's trace build: its WGSL, a label, and its constants.
-/// A kernel's trace build: its WGSL, a label, and its constants.
-struct TracedKernel<'a> {
-    wgsl: &'a str,
-    label: &'a str,
-    constants: &'a [(&'a str, f64)],
-}
-
-/// The buffers of a traced run: the tensors at bindings 1-3 and the trace at 4.
+/// The buffers of a traced run: the tensors and the records.
 struct Buffers {
     tensors: [Held<wgpu::Buffer>; 3],
     records: Held<wgpu::Buffer>,
@@ -484,23 +509,6 @@ impl Buffers {
         block_on(scope.pop(context))?;
         Ok(Buffers { tensors, records })
     }
-}
-
-/// `program`'s pipeline under `layout`, tracing every `every`-th workgroup: built
-/// as the normal build's are (`src/executor/pipeline.rs`).
-fn pipeline(
-    device: &wgpu::Device,
-    layout: &wgpu::PipelineLayout,
-    program: &TracedKernel,
-    every: u32,
-) -> wgpu::ComputePipeline {
-    let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-        label: Some(program.label),
-        source: wgpu::ShaderSource::Wgsl(program.wgsl.into()),
-    });
-    let mut constants = program.constants.to_vec();
-    constants.push(("TRACE_EVERY", f64::from(every.max(1))));
-    compute_pipeline(device, layout, &module, program.label, &constants)
 }
 
 /// Appends the records of dispatch `index`'s slice of the trace (`bytes`) to

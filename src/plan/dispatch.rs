@@ -27,20 +27,22 @@ pub struct Dispatch {
     /// `@binding(i)` holds `bindings[i]`: the buffers the kernel uses, then
     /// the uniform.
     pub bindings: Vec<Binding>,
-    /// What each buffer the kernel declares holds (input, lengths, output),
-    /// those it leaves unused included: what revseq's own layout binds.
-    pub(crate) buffers: [Binding; 3],
     /// Workgroups with work: `workgroups` launch at least as many.
-    pub(crate) groups: u32,
-    /// Its layout uniform.
-    pub(crate) params: Params,
+    groups: u32,
+    /// Bytes of its window of the output (in place, of the tensor; of
+    /// scratch where a staged piece's copy writes there): what its workgroups
+    /// visit.
+    output_bytes: u64,
+    /// Its layout uniform, as the uniform's bytes hold it.
+    params: Params,
     /// The segments it moves, where it is a staged piece's copy.
-    pub(crate) copy: Option<StagingCopy>,
+    copy: Option<StagingCopy>,
 }
 
 impl Dispatch {
     /// A dispatch of `kernel` over `groups` workgroups launched as `[x, y]`,
-    /// binding `buffers` of which the kernel `uses` some, and `params`.
+    /// binding those of `buffers` (input, lengths, output) the kernel `uses`,
+    /// then `params`.
     pub(crate) fn new(
         kernel: usize,
         [x, y]: [u32; 2],
@@ -50,16 +52,17 @@ impl Dispatch {
         params: Params,
         copy: Option<StagingCopy>,
     ) -> Dispatch {
-        let used = buffers.iter().zip(uses).filter(|(_, u)| *u);
+        let output_bytes = buffers[2].size();
+        let used = buffers.into_iter().zip(uses).filter(|(_, u)| *u);
         let uniform = Binding::Params {
             bytes: bytemuck::bytes_of(&params).to_vec(),
         };
         Dispatch {
             kernel,
             workgroups: [x, y, 1],
-            bindings: used.map(|(b, _)| b.clone()).chain([uniform]).collect(),
-            buffers,
+            bindings: used.map(|(b, _)| b).chain([uniform]).collect(),
             groups,
+            output_bytes,
             params,
             copy,
         }
@@ -68,7 +71,29 @@ impl Dispatch {
     /// Bytes of its window of the output, or in place of the tensor: what its
     /// workgroups visit.
     pub(crate) fn output_bytes(&self) -> u64 {
-        self.buffers[2].size()
+        self.output_bytes
+    }
+
+    /// Workgroups with work: [`workgroups`](Self::workgroups) launch at least
+    /// as many, the fold's last row idle past them.
+    pub(crate) fn groups(&self) -> u32 {
+        self.groups
+    }
+
+    /// The uniform's bytes of the part of this dispatch whose workgroups start
+    /// at `first_group`, which an executor dispatches alone (`run`'s bounded
+    /// submissions): the layout the same, the first workgroup moved.
+    pub(crate) fn part_uniform(&self, first_group: u32) -> Vec<u8> {
+        let params = Params {
+            first_group,
+            ..self.params
+        };
+        bytemuck::bytes_of(&params).to_vec()
+    }
+
+    /// The segments it moves, where it is a staged piece's copy.
+    pub(super) fn staging_copy(&self) -> Option<&StagingCopy> {
+        self.copy.as_ref()
     }
 }
 

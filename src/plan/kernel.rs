@@ -1,7 +1,11 @@
-//! A program's kernel ([`Kernel`]): a family's WGSL
-//! with its `override`s fixed as constants and its bindings renumbered in the
-//! convention the program's docs give any executor.
+//! A program's kernel ([`Kernel`]): a family's WGSL with its `override`s
+//! fixed as constants and its bindings renumbered in the convention the
+//! program's docs give any executor, made once for what it is made of and
+//! shared by every program that runs it.
 
+use std::sync::{Arc, LazyLock, Mutex, PoisonError};
+
+use crate::bounded::Bounded;
 use crate::kernels::copy::Copying;
 use crate::kernels::shaders::{KernelFile, Source, WORKGROUP_SIZE};
 use crate::kernels::PipelineKey;
@@ -20,34 +24,104 @@ pub struct Kernel {
     /// A digest of `wgsl` (FNV-1a, 64 bits): equal texts, equal digests, for
     /// an executor's pipeline cache.
     pub digest: u64,
+    /// What it is made of.
+    pub(crate) of: KernelOf,
 }
 
-impl Kernel {
-    /// The operator's kernel of `key`, declaring the buffers its family uses.
-    pub(crate) fn operator(key: &PipelineKey) -> Kernel {
-        Kernel::external(&key.source(), &key.constants(), crate::kernels::uses(key))
+/// What a kernel is made of: the operator's pipeline key, or how the staging
+/// copy moves segments.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum KernelOf {
+    Operator(PipelineKey),
+    Copy(Copying),
+}
+
+impl KernelOf {
+    /// The kernel, made on the first ask and shared after
+    /// ([`KEPT_KERNELS`] are kept).
+    pub(crate) fn kernel(self) -> Arc<Kernel> {
+        let made = || MADE.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(kernel) = made().get(&self) {
+            return kernel.clone();
+        }
+        // Made without the lock: two threads may both make a new one, and
+        // the first kept wins.
+        let kernel = Arc::new(self.make());
+        made().insert(self, kernel).clone()
     }
 
-    /// The staging copy's kernel as `copying` moves segments.
-    pub(crate) fn copy(copying: &Copying) -> Kernel {
-        Kernel::external(&copying.source(), &copying.constants(), COPY_USES)
+    /// Its WGSL before the convention: the family's files, composed.
+    pub(crate) fn source(self) -> Source {
+        match self {
+            KernelOf::Operator(key) => key.source(),
+            KernelOf::Copy(copying) => copying.source(),
+        }
     }
 
-    /// The kernel of `source` with `constants`, declaring the buffers `uses`
-    /// names (input, lengths, output) at the first bindings, in that order, and
-    /// its uniform after them.
-    fn external(source: &Source, constants: &[(&str, f64)], uses: [bool; 3]) -> Kernel {
-        let wgsl = external_wgsl(&source.wgsl(), constants, uses);
-        let digest = wgsl.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |hash, byte| {
-            (hash ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3)
-        });
+    /// Values for the `override` constants of its source.
+    pub(crate) fn constants(self) -> Vec<(&'static str, f64)> {
+        match self {
+            KernelOf::Operator(key) => key.constants(),
+            KernelOf::Copy(copying) => copying.constants(),
+        }
+    }
+
+    /// The buffers it uses (input, lengths, output): those it binds first, in
+    /// that order.
+    pub(crate) fn uses(self) -> [bool; 3] {
+        match self {
+            KernelOf::Operator(key) => crate::kernels::uses(&key),
+            KernelOf::Copy(_) => COPY_USES,
+        }
+    }
+
+    /// A name for the objects an executor builds of it: its family's file
+    /// (`revseq::rows/rows`).
+    pub(crate) fn label(self) -> String {
+        self.source().label()
+    }
+
+    fn make(self) -> Kernel {
+        let wgsl = external_wgsl(&self.source().wgsl(), Some(&self.constants()), self.uses());
         Kernel {
+            digest: digest(&wgsl),
             wgsl,
             entry_point: KernelFile::ENTRY_POINT,
             workgroup_size: [WORKGROUP_SIZE, 1, 1],
-            digest,
+            of: self,
         }
     }
+}
+
+impl Kernel {
+    /// The trace build of this kernel, in the same convention, tracing every
+    /// `every`-th workgroup into the records at [`TRACE_BINDING`]
+    /// (`src/lab/trace.rs`).
+    #[cfg(feature = "lab")]
+    pub(crate) fn traced_wgsl(&self, every: u32) -> String {
+        let mut constants = self.of.constants();
+        constants.push(("TRACE_EVERY", f64::from(every.max(1))));
+        external_wgsl(
+            &self.of.source().traced_wgsl(),
+            Some(&constants),
+            self.of.uses(),
+        )
+    }
+}
+
+/// Kernels [`KernelOf::kernel`] keeps: more than a process meets in practice
+/// (a few a layout, data and length type), so that a new program for a
+/// descriptor seen before makes no text.
+const KEPT_KERNELS: usize = 256;
+
+static MADE: LazyLock<Mutex<Bounded<KernelOf, Arc<Kernel>>>> =
+    LazyLock::new(|| Mutex::new(Bounded::new(KEPT_KERNELS)));
+
+/// FNV-1a, 64 bits, of `text`.
+fn digest(text: &str) -> u64 {
+    text.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |hash, byte| {
+        (hash ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
 }
 
 /// [`Program::kernels`](crate::program::Program::kernels)' index of the operator's kernel.
@@ -59,21 +133,33 @@ pub(crate) const COPY: usize = 1;
 /// The buffers the staging copy uses: input and output, no lengths.
 pub(crate) const COPY_USES: [bool; 3] = [true, false, true];
 
+/// Where the trace build's records bind: past every buffer a kernel uses or
+/// declares unused (17 to 19).
+#[cfg(feature = "lab")]
+pub(crate) const TRACE_BINDING: u32 = 16;
+
 /// `wgsl` in the convention above: each `override` a `const` of its value in
-/// `constants` (or of its default), the buffers in `uses` (bindings 1, 2 and 3)
+/// `constants` (or of its default; left an `override` where `constants` is
+/// `None`, for the laboratory's own kernels), the buffers in `uses` (bindings 1, 2 and 3)
 /// at the first bindings in that order, `read_write`, the uniform (binding 0)
 /// after them, and the buffers not in `uses` past them all (declared, never
-/// bound: a layout made from the shader leaves them out).
-fn external_wgsl(wgsl: &str, constants: &[(&str, f64)], uses: [bool; 3]) -> String {
+/// bound: a layout made from the shader leaves them out); the trace build's
+/// records (binding 4) at 16.
+pub(crate) fn external_wgsl(
+    wgsl: &str,
+    constants: Option<&[(&str, f64)]>,
+    uses: [bool; 3],
+) -> String {
     let used = uses.iter().filter(|&&u| u).count() as u32;
     let renumber = |binding: u32| match binding {
         0 => used,
+        4.. => 16,
         n if uses[n as usize - 1] => uses[..n as usize - 1].iter().filter(|&&u| u).count() as u32,
         n => 16 + n,
     };
     let mut out = String::with_capacity(wgsl.len());
     for line in wgsl.lines() {
-        if let Some(rest) = line.strip_prefix("override ") {
+        if let Some((rest, constants)) = line.strip_prefix("override ").zip(constants) {
             out.push_str(&constant(rest, constants));
         } else if let Some(rest) = line.strip_prefix("@group(0) @binding(") {
             let (number, rest) = rest.split_once(')').expect("a binding's number");
@@ -181,7 +267,7 @@ mod tests {
         }
         let mut checked = 0;
         for key in keys.values().flat_map(|k| [k[0], k[k.len() - 1]]) {
-            let kernel = Kernel::operator(&key);
+            let kernel = KernelOf::Operator(key).make();
             let buffers = crate::kernels::uses(&key).iter().filter(|&&u| u).count();
             assert_convention(
                 &kernel,
@@ -194,7 +280,7 @@ mod tests {
         for tuning in [Tuning::Cpu, Tuning::Gpu] {
             for storage in [Storage::Words, Storage::Vec4, Storage::U64] {
                 let copying = Copying { tuning, storage };
-                let kernel = Kernel::copy(&copying);
+                let kernel = KernelOf::Copy(copying).make();
                 assert_convention(&kernel, 2, storage == Storage::U64, &format!("{copying:?}"));
             }
         }
@@ -216,5 +302,78 @@ mod tests {
             constant("ELEM_WORDS: u32 = max(ELEM_BYTES / 4u, 1u);", &constants),
             "const ELEM_WORDS: u32 = max(ELEM_BYTES / 4u, 1u);"
         );
+    }
+
+    /// How many kernels are kept, and the bytes of their text.
+    fn kept() -> (usize, usize) {
+        let made = MADE.lock().unwrap_or_else(PoisonError::into_inner);
+        let bytes = made.values().map(|k| k.wgsl.len()).sum();
+        (made.len(), bytes)
+    }
+
+    /// Programs of thousands of shapes share the kernels of their keys, each
+    /// made once: a program for a shape seen before, or another shape of the
+    /// same key, makes no text.
+    #[test]
+    fn programs_of_many_shapes_share_kernels_made_once() {
+        use crate::program::{program, Target};
+        use crate::{DataType, ReverseSubsequences, TensorDesc};
+        let target = Target::new(wgpu::Limits::default(), wgpu::DeviceType::DiscreteGpu);
+        let mut seen: std::collections::HashMap<u64, Arc<Kernel>> = Default::default();
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = |n: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % n) as u32 + 1
+        };
+        for _ in 0..3000 {
+            // An RNN batch: [batch, time, features], [batch] lengths.
+            let sizes = [next(64), next(512), next(1024)];
+            let data_type = [DataType::Float32, DataType::Float16][next(2) as usize - 1];
+            let tensor = TensorDesc::new(data_type, &sizes);
+            let lengths =
+                TensorDesc::new(DataType::Int64, &[sizes[0], 1, sizes[2]]).with_strides(&[1, 0, 0]);
+            let desc = ReverseSubsequences::new(tensor.clone(), lengths, tensor, 1);
+            for kernel in program(&desc, &target).unwrap().kernels() {
+                let first = seen.entry(kernel.digest).or_insert_with(|| kernel.clone());
+                assert!(
+                    Arc::ptr_eq(first, kernel),
+                    "a kernel made twice: {:?}",
+                    kernel.of
+                );
+            }
+        }
+        assert!(
+            seen.len() < 64,
+            "{} kernels for one layout class",
+            seen.len()
+        );
+        assert!(kept().0 <= KEPT_KERNELS);
+    }
+
+    /// However many keys a process meets, the kept kernels stay within their
+    /// bound, their text with them.
+    #[test]
+    fn kept_kernels_stay_within_their_bound() {
+        let mut most = 0;
+        for (n, key) in PipelineKey::all()
+            .step_by(37)
+            .take(3 * KEPT_KERNELS)
+            .enumerate()
+        {
+            drop(KernelOf::Operator(key).kernel());
+            let (count, bytes) = kept();
+            assert!(count <= KEPT_KERNELS, "{count} kernels kept");
+            if n == KEPT_KERNELS {
+                most = bytes;
+            }
+            // Kernels differ in length: the text kept stays near what a full
+            // cache held.
+            assert!(
+                n <= KEPT_KERNELS || bytes < 2 * most,
+                "{bytes} bytes kept, {most} at first"
+            );
+        }
     }
 }

@@ -2,9 +2,13 @@
 //! [`Target`] (no device), the kernels' WGSL with their constants fixed, and each
 //! dispatch's workgroups and what each of its bindings holds (a window of a
 //! tensor, of a scratch buffer, a placeholder, the layout uniform's bytes).
-//! A program is the plan itself: revseq's own [`Gpu::compile`](crate::Gpu::compile)
-//! builds this same value on a wgpu device and records its dispatches, and
-//! revseq-burn launches it on burn's own compute client.
+//! A program is the plan itself, in one form for every executor: revseq's own
+//! [`Gpu::compile`](crate::Gpu::compile) builds a pipeline from each of its
+//! [`kernels`](Program::kernels)' WGSL and `record` binds each dispatch's
+//! [`bindings`](Dispatch::bindings) as they say, revseq-burn launches the same
+//! on burn's own compute client, and the bounds test traces it. A kernel's
+//! text and digest are made once for what it is made of and shared by every
+//! program that runs it ([`Kernel`]): planning a descriptor makes no text.
 //!
 //! The WGSL follows one convention, so that an executor that lays out its
 //! bindings from the shader (wgpu's automatic layout, cubecl) can bind it:
@@ -43,9 +47,9 @@
 //!   W(W+1)/2 dispatches, so the count grows with the square of the tensor over
 //!   the binding. Bind as much as the device allows.
 
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
-use crate::descriptor::error::Error;
+use crate::descriptor::error::{Error, TensorRole};
 use crate::descriptor::in_place::{name_the_tensor, ReverseInPlace};
 use crate::descriptor::operator::ReverseSubsequences;
 use crate::descriptor::Mode;
@@ -54,8 +58,8 @@ use crate::kernels::tuning;
 use crate::kernels::variant::Variant;
 use crate::kernels::PipelineKey;
 use crate::plan::cut::{Piece, Segments};
-use crate::plan::dispatch::Making;
-use crate::plan::kernel::COPY_USES;
+use crate::plan::dispatch::{Making, StagingCopy};
+use crate::plan::kernel::{KernelOf, COPY, COPY_USES, OPERATOR};
 use crate::plan::{plan, tensor_bytes, Planned};
 
 pub use crate::plan::dispatch::{Binding, Dispatch};
@@ -101,26 +105,22 @@ pub fn program_in_place(desc: &ReverseInPlace, target: &Target) -> Result<Progra
 /// runs it.
 #[derive(Clone, Debug)]
 pub struct Program {
-    /// Made on the first ask: revseq's own executor builds its pipelines from
-    /// the key.
-    kernels: OnceLock<Vec<Arc<Kernel>>>,
-    pub(crate) dispatches: Vec<Dispatch>,
+    /// The operator's kernel, then the staging copy's where some piece stages;
+    /// made once for what they are made of and shared.
+    kernels: Vec<Arc<Kernel>>,
+    dispatches: Vec<Dispatch>,
     /// Whether it writes into a second tensor or into the input's memory.
-    pub(crate) mode: Mode,
-    /// The operator's kernel: what [`OPERATOR`](crate::plan::kernel::OPERATOR) dispatches run.
-    pub(crate) key: PipelineKey,
-    /// The staging copy's kernel: what [`COPY`](crate::plan::kernel::COPY) dispatches run.
-    pub(crate) copying: Copying,
+    mode: Mode,
     /// Bytes of the scratch buffers staged pieces run in (input, output), where
     /// some piece stages.
-    pub(crate) scratch: Option<[u64; 2]>,
-    /// Whether staged segments copy by buffer copies, rather than by the copy
-    /// kernel, where the caller's buffers allow it
+    scratch: Option<[u64; 2]>,
+    /// Whether staged segments may copy by buffer copies, rather than by the
+    /// copy kernel, where the caller's buffers allow it
     /// (`tuning::copies_by_buffer`): the one choice left to the executor, which
     /// alone sees the buffers' usages when it records.
-    pub(crate) by_buffer: bool,
+    by_buffer: bool,
     /// `min_size_in_bytes` of input, sequence lengths and output.
-    pub(crate) bytes: [u64; 3],
+    bytes: [u64; 3],
 }
 
 impl Program {
@@ -159,13 +159,14 @@ impl Program {
             output_bytes: bytes[2],
             uses: [crate::kernels::uses(&key), COPY_USES],
         };
+        let scratch = scratch_sizes(&pieces);
+        let operator = KernelOf::Operator(key).kernel();
+        let copy = scratch.map(|_| KernelOf::Copy(copying).kernel());
         Ok(Program {
-            kernels: OnceLock::new(),
+            kernels: std::iter::once(operator).chain(copy).collect(),
             dispatches: making.dispatches(&plans, &pieces)?,
             mode,
-            key,
-            copying,
-            scratch: scratch_sizes(&pieces),
+            scratch,
             by_buffer: tuning::copies_by_buffer(target.profile.tuning),
             bytes,
         })
@@ -173,11 +174,7 @@ impl Program {
 
     /// The kernels the dispatches run ([`Dispatch::kernel`] indexes them).
     pub fn kernels(&self) -> &[Arc<Kernel>] {
-        self.kernels.get_or_init(|| {
-            let operator = Arc::new(Kernel::operator(&self.key));
-            let copy = self.scratch.map(|_| Arc::new(Kernel::copy(&self.copying)));
-            std::iter::once(operator).chain(copy).collect()
-        })
+        &self.kernels
     }
 
     /// The dispatches, to run in this order; none for a tensor without
@@ -189,6 +186,12 @@ impl Program {
         }
     }
 
+    /// Every dispatch planned, with work or not: a tensor without elements
+    /// plans one, which [`dispatches`](Self::dispatches) leaves out.
+    pub(crate) fn planned(&self) -> &[Dispatch] {
+        &self.dispatches
+    }
+
     /// Bytes of scratch buffers 0 and 1 ([`Binding::Scratch`]), 0 where the
     /// program has none: a staged piece's input and output.
     pub fn scratch_bytes(&self) -> [u64; 2] {
@@ -197,7 +200,43 @@ impl Program {
 
     /// The kernel family the plan chose.
     pub fn variant(&self) -> Variant {
-        self.key.variant
+        self.key().variant
+    }
+
+    /// The operator's pipeline key.
+    pub(crate) fn key(&self) -> PipelineKey {
+        match self.kernels[OPERATOR].of {
+            KernelOf::Operator(key) => key,
+            KernelOf::Copy(_) => unreachable!("the operator's kernel comes first"),
+        }
+    }
+
+    /// Whether it writes into a second tensor or into the input's memory.
+    pub(crate) fn mode(&self) -> Mode {
+        self.mode
+    }
+
+    /// `min_size_in_bytes` of `tensor` (in place, the tensor's at the
+    /// output's place).
+    pub(crate) fn tensor_bytes(&self, tensor: TensorRole) -> u64 {
+        match tensor {
+            TensorRole::Input => self.bytes[0],
+            TensorRole::SequenceLengths => self.bytes[1],
+            TensorRole::Output | TensorRole::Tensor => self.bytes[2],
+        }
+    }
+
+    /// The segments dispatch `index` copies, where it is a staged piece's copy
+    /// that an executor may make as buffer copies instead of a dispatch of the
+    /// copy kernel, where the caller's buffers allow it (`COPY_SRC` on the
+    /// input, `COPY_DST` on the output): the one choice the program leaves to
+    /// the executor, which alone sees the buffers when it records.
+    pub(crate) fn buffer_copy(&self, index: usize) -> Option<&StagingCopy> {
+        let dispatch = &self.dispatches[index];
+        match self.by_buffer && dispatch.kernel == COPY {
+            true => dispatch.staging_copy(),
+            false => None,
+        }
     }
 
     /// Whether no dispatch has work: a tensor without elements.
@@ -207,9 +246,10 @@ impl Program {
 
     /// Whether some dispatch binds the placeholder.
     pub(crate) fn binds_placeholder(&self) -> bool {
-        self.dispatches
-            .iter()
-            .any(|d| matches!(d.buffers[0], Binding::Placeholder { .. }))
+        let bindings = self.dispatches.iter().flat_map(|d| &d.bindings);
+        bindings
+            .into_iter()
+            .any(|b| matches!(b, Binding::Placeholder { .. }))
     }
 }
 
