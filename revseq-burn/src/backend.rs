@@ -12,44 +12,44 @@ use burn::tensor::DType;
 use burn_cubecl::kernel::into_contiguous;
 use burn_cubecl::tensor::CubeTensor;
 use burn_cubecl::CubeBackend;
-use revseq::program::{self, Program, Target};
-use revseq::{DataType, ReverseInPlace, ReverseSubsequences, TensorDesc, TensorRole};
+use revseq::{DataType, ReverseSubsequences, TensorDesc, TensorRole};
 
-use crate::launch::{count, launch};
+use crate::kept::Kept;
+use crate::launch::{count, Launch};
 
-/// A reversal planned for one device, shapes and dtypes: what the backend
+/// A reversal planned for one client, shapes and dtypes: what the backend
 /// method needs besides the two tensors. Shared, so that fusion and autodiff
 /// can hold it until the operation runs.
 #[derive(Clone)]
 pub struct Reversal {
     pub(crate) desc: ReverseSubsequences,
-    pub(crate) target: Target,
-    pub(crate) out_of_place: Arc<Program>,
+    /// What revseq-burn keeps for the client, the programs among it.
+    pub(crate) kept: Arc<Kept>,
+    pub(crate) out_of_place: Arc<Launch>,
     /// The same reversal in place, where revseq plans it (not where one axis
     /// position passes half a binding): taken where burn lets the operation
     /// reuse its input's buffer.
-    pub(crate) in_place: Option<Arc<Program>>,
+    pub(crate) in_place: Option<Arc<Launch>>,
 }
 
 impl Reversal {
-    /// `desc` planned for `target`, out of place, and in place where revseq
-    /// plans it so.
+    /// `desc` planned for the client `kept` is of, out of place, and in place
+    /// where revseq plans it so: both kept from an earlier call of the same
+    /// descriptor, or planned now.
     pub(crate) fn new(
         desc: &ReverseSubsequences,
-        target: Target,
+        kept: Arc<Kept>,
     ) -> Result<Reversal, revseq::Error> {
-        let out_of_place = program::program(desc, &target)?;
-        let in_place =
-            ReverseInPlace::new(desc.input.clone(), desc.sequence_lengths.clone(), desc.axis);
-        let in_place = match program::program_in_place(&in_place, &target) {
-            Ok(program) => Some(Arc::new(program)),
+        let out_of_place = kept.program(desc, false)?;
+        let in_place = match kept.program(desc, true) {
+            Ok(program) => Some(program),
             Err(revseq::Error::InPlaceTooLarge { .. }) => None,
             Err(other) => return Err(other),
         };
         Ok(Reversal {
             desc: desc.clone(),
-            target,
-            out_of_place: Arc::new(out_of_place),
+            kept,
+            out_of_place,
             in_place,
         })
     }
@@ -66,7 +66,7 @@ impl Reversal {
         for tensor in [&mut desc.input, &mut desc.output] {
             *tensor = retype(tensor, data_type);
         }
-        Reversal::new(&desc, self.target.clone())
+        Reversal::new(&desc, self.kept.clone())
             .unwrap_or_else(|err| panic!("revseq-burn: a gradient of {dtype:?}: {err}"))
     }
 }
@@ -84,7 +84,7 @@ impl fmt::Debug for Reversal {
         f.debug_struct("Reversal")
             .field("sizes", &self.desc.input.sizes())
             .field("axis", &self.desc.axis)
-            .field("variant", &self.out_of_place.variant())
+            .field("variant", &self.out_of_place.program().variant())
             .finish()
     }
 }
@@ -149,7 +149,7 @@ fn record(x: CubeTensor, lengths: CubeTensor, reversal: &Reversal) -> CubeTensor
     // it when its bytes are wanted) must see it as it was.
     let reusable = x.can_mut() && !x.handle.memory.is_bound();
     if let Some(program) = reversal.in_place.as_deref().filter(|_| reusable) {
-        launch(program, &client, |role| match role {
+        program.launch(&client, |role| match role {
             TensorRole::SequenceLengths => lengths.handle.clone(),
             _ => x.handle.clone(),
         });
@@ -164,7 +164,7 @@ fn record(x: CubeTensor, lengths: CubeTensor, reversal: &Reversal) -> CubeTensor
         client.empty(bytes as usize),
         x.dtype,
     );
-    launch(&reversal.out_of_place, &client, |role| match role {
+    reversal.out_of_place.launch(&client, |role| match role {
         TensorRole::Input => x.handle.clone(),
         TensorRole::SequenceLengths => lengths.handle.clone(),
         _ => output.handle.clone(),

@@ -6,6 +6,8 @@
 //! Nothing here touches a `wgpu::Device`: any device burn runs its WGSL
 //! compiler on serves, whoever brought it up.
 
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
@@ -15,8 +17,8 @@ use burn_cubecl::cubecl::prelude::{
     KernelId, KernelMetadata, KernelSettings, PrecompiledSource, Scope,
 };
 use burn_cubecl::cubecl::server::{Handle, KernelArguments, MetadataBindingInfo};
-use revseq::program::{self, Binding, Program, Target};
-use revseq::wgpu;
+use cubecl_common::device::ServiceId;
+use revseq::program::{self, Binding, Program};
 use revseq::TensorRole;
 
 /// The runtime name of a cubecl wgpu client that compiles WGSL, the one
@@ -28,39 +30,6 @@ const WGSL_RUNTIME: &str = "wgpu<wgsl>";
 /// WGSL.
 pub(crate) fn runs_wgsl(client: &Client) -> bool {
     client.name() == WGSL_RUNTIME
-}
-
-/// What revseq plans for on `client`'s device, from what cubecl says of it: a
-/// binding and a buffer as large as one of its pages, its alignment, its
-/// largest dispatch, and a CPU adapter where it names no card.
-pub(crate) fn target(client: &Client) -> Target {
-    let properties = client.properties();
-    let memory = &properties.memory;
-    let limits = wgpu::Limits {
-        max_storage_buffer_binding_size: memory.max_page_size,
-        max_buffer_size: memory.max_page_size,
-        min_storage_buffer_offset_alignment: memory.alignment as u32,
-        max_compute_workgroups_per_dimension: properties.hardware.max_cube_count.0,
-        ..wgpu::Limits::default()
-    };
-    let kind = match properties.identity.physical {
-        None => wgpu::DeviceType::Cpu,
-        Some(_) => wgpu::DeviceType::DiscreteGpu,
-    };
-    let target = Target::new(limits, kind)
-        .with_int64(properties.supports_type(ElemType::UInt(UIntKind::U64)));
-    match MAX_BINDING.load(Ordering::Relaxed) {
-        0 => target,
-        bytes => target.with_max_binding(bytes),
-    }
-}
-
-/// The binding plans keep to where the laboratory lowers it
-/// (`revseq_burn::lab::set_max_binding`); 0 where it does not.
-static MAX_BINDING: AtomicU64 = AtomicU64::new(0);
-
-pub(crate) fn set_max_binding(bytes: Option<u64>) {
-    MAX_BINDING.store(bytes.unwrap_or(0), Ordering::Relaxed);
 }
 
 /// Launches of revseq's kernels in this process, and those of them in place.
@@ -115,41 +84,92 @@ impl CubeKernel for Wgsl {
     }
 }
 
-/// Launches `program` on `client`, each [`Binding::Tensor`] a window of the
-/// handle `tensor` gives for its role; scratch and placeholders are the
-/// client's, released when their launches are done with them.
-pub(crate) fn launch(program: &Program, client: &Client, tensor: impl Fn(TensorRole) -> Handle) {
-    let scratch = program
-        .scratch_bytes()
-        .map(|bytes| (bytes > 0).then(|| client.empty(bytes as usize)));
-    for dispatch in program.dispatches() {
-        let mut arguments = KernelArguments::new();
-        for binding in &dispatch.bindings {
-            arguments = match binding {
-                Binding::Tensor {
-                    tensor: role,
-                    offset,
-                    size,
-                } => arguments.with_buffer(window(tensor(*role), *offset, *size).binding()),
-                Binding::Scratch {
-                    buffer,
-                    offset,
-                    size,
-                } => {
-                    let handle = scratch[*buffer].clone().expect("the program's scratch");
-                    arguments.with_buffer(window(handle, *offset, *size).binding())
-                }
-                Binding::Placeholder { size } => {
-                    arguments.with_buffer(client.empty(*size as usize).binding())
-                }
-                Binding::Params { bytes } => arguments.with_info(uniform(bytes)),
-                other => unreachable!("revseq's programs bind no {other:?}"),
-            };
-        }
-        let kernel = Wgsl(program.kernels()[dispatch.kernel].clone());
-        let [x, y, z] = dispatch.workgroups;
-        client.launch(Box::new(kernel), CubeCount::Static(x, y, z), arguments);
+/// A program ready to launch: its dispatches' uniforms as cubecl's info
+/// words, made once for every launch of it.
+pub(crate) struct Launch {
+    program: Program,
+    infos: Vec<Vec<u64>>,
+}
+
+impl Launch {
+    pub(crate) fn new(program: Program) -> Launch {
+        let infos = (program.dispatches().iter())
+            .map(|dispatch| {
+                let uniform = dispatch.bindings.iter().find_map(|binding| match binding {
+                    Binding::Params { bytes } => Some(words(bytes)),
+                    _ => None,
+                });
+                uniform.unwrap_or_default()
+            })
+            .collect();
+        Launch { program, infos }
     }
+
+    pub(crate) fn program(&self) -> &Program {
+        &self.program
+    }
+
+    /// Launches the program on `client`, each [`Binding::Tensor`] a window of
+    /// the handle `tensor` gives for its role; scratch is the client's,
+    /// released when its launches are done with it, and the placeholder the
+    /// client's memory this thread keeps.
+    pub(crate) fn launch(&self, client: &Client, tensor: impl Fn(TensorRole) -> Handle) {
+        let program = &self.program;
+        let scratch = program
+            .scratch_bytes()
+            .map(|bytes| (bytes > 0).then(|| client.empty(bytes as usize)));
+        for (dispatch, info) in program.dispatches().iter().zip(&self.infos) {
+            let mut arguments = KernelArguments::new();
+            for binding in &dispatch.bindings {
+                arguments = match binding {
+                    Binding::Tensor {
+                        tensor: role,
+                        offset,
+                        size,
+                    } => arguments.with_buffer(window(tensor(*role), *offset, *size).binding()),
+                    Binding::Scratch {
+                        buffer,
+                        offset,
+                        size,
+                    } => {
+                        let handle = scratch[*buffer].clone().expect("the program's scratch");
+                        arguments.with_buffer(window(handle, *offset, *size).binding())
+                    }
+                    Binding::Placeholder { size } => {
+                        arguments.with_buffer(placeholder(client, *size).binding())
+                    }
+                    Binding::Params { .. } => {
+                        arguments.with_info(MetadataBindingInfo::custom(info.clone()))
+                    }
+                    other => unreachable!("revseq's programs bind no {other:?}"),
+                };
+            }
+            let kernel = Wgsl(program.kernels()[dispatch.kernel].clone());
+            let [x, y, z] = dispatch.workgroups;
+            client.launch(Box::new(kernel), CubeCount::Static(x, y, z), arguments);
+        }
+    }
+}
+
+thread_local! {
+    /// The placeholder memory each client's launches bind on this thread:
+    /// a buffer the kernel names and never reads, in this thread's stream
+    /// (cubecl orders memory another stream made with that stream).
+    static PLACEHOLDERS: RefCell<HashMap<ServiceId, Handle>> = RefCell::default();
+}
+
+/// At least `size` bytes of `client`'s memory for a placeholder binding, kept
+/// for this thread's later launches.
+fn placeholder(client: &Client, size: u64) -> Handle {
+    PLACEHOLDERS.with_borrow_mut(|placeholders| {
+        let kept = placeholders
+            .entry(client.service_id())
+            .or_insert_with(|| client.empty(size as usize));
+        if kept.size() < size {
+            *kept = client.empty(size as usize);
+        }
+        kept.clone()
+    })
 }
 
 /// Counts a program launched, `in_place` or not.
@@ -176,14 +196,13 @@ fn window(handle: Handle, offset: u64, size: u64) -> Handle {
 }
 
 /// The layout uniform's bytes as cubecl's info words: little-endian `u64`s.
-fn uniform(bytes: &[u8]) -> MetadataBindingInfo {
-    let words = bytes
+fn words(bytes: &[u8]) -> Vec<u64> {
+    bytes
         .chunks(8)
         .map(|chunk| {
             let mut word = [0u8; 8];
             word[..chunk.len()].copy_from_slice(chunk);
             u64::from_le_bytes(word)
         })
-        .collect();
-    MetadataBindingInfo::custom(words)
+        .collect()
 }

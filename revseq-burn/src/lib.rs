@@ -65,6 +65,8 @@ mod device;
 #[cfg(feature = "wgpu")]
 mod error;
 #[cfg(feature = "wgpu")]
+mod kept;
+#[cfg(feature = "wgpu")]
 mod launch;
 #[cfg(feature = "onnx")]
 pub mod onnx;
@@ -115,10 +117,19 @@ pub mod lab {
         crate::device::kernel_client(device).map(|c| c.properties().identity.name.clone())
     }
 
+    /// How many programs revseq-burn keeps for `device`'s client, where it
+    /// runs revseq's kernels: at most [`KEPT_PROGRAMS`].
+    pub fn kept_programs(device: &Device) -> Option<usize> {
+        crate::device::kernel_client(device).map(|client| crate::kept::Kept::of(&client).programs())
+    }
+
+    /// The most programs revseq-burn keeps for one client.
+    pub const KEPT_PROGRAMS: usize = crate::kept::KEPT_PROGRAMS;
+
     /// Plans for bindings of at most `bytes` from now on in this process
     /// (`None`: the device's own), so that small tensors run windowed.
     pub fn set_max_binding(bytes: Option<u64>) {
-        crate::launch::set_max_binding(bytes)
+        crate::kept::set_max_binding(bytes)
     }
 
     /// [`reverse_sequence`](crate::reverse_sequence) on the portable path,

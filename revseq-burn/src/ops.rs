@@ -6,8 +6,9 @@ use burn::tensor::{Bool, Float, Int, Tensor};
 use revseq::TensorRole;
 
 use crate::backend::{Reversal, ReverseBackend};
+use crate::kept::Kept;
 use crate::plan::Arguments;
-use crate::{device, launch, portable, Error};
+use crate::{device, portable, Error};
 use sealed::KernelCall;
 
 /// ONNX `ReverseSequence`: reverse the first `sequence_lens[b]` steps along
@@ -106,15 +107,12 @@ pub(crate) fn sequence<const D: usize, K: Reversible>(
             rule: format!("[{batch}]: one length per entry of batch_axis {batch_axis}"),
         });
     }
+    // The `[batch]` lengths stand for lengths of the input's rank, `batch` on
+    // `batch_axis` and 1 elsewhere: revseq's kernels read them as they are
+    // (no reshape, which burn's fusion would run as an operation of its own).
     let mut shape = [1; D];
     shape[batch_axis] = batch;
-    reverse(
-        x,
-        sequence_lens.reshape(shape),
-        time_axis,
-        "sequence_lens",
-        route,
-    )
+    reverse(x, sequence_lens, shape, time_axis, "sequence_lens", route)
 }
 
 /// DirectML `REVERSE_SUBSEQUENCES`: reverse the first `L` elements of every lane
@@ -160,15 +158,18 @@ pub(crate) fn subsequences<const D: usize, K: Reversible>(
             rank: D,
         });
     }
-    reverse(x, lengths, axis, "lengths", route)
+    let shape = lengths.dims();
+    reverse(x, lengths, shape, axis, "lengths", route)
 }
 
 /// Checks the arguments, then runs revseq's kernels where the device's runtime
 /// takes them ([`KernelPath`](crate::KernelPath)), burn's own operations
-/// elsewhere.
-fn reverse<const D: usize, K: Reversible>(
+/// elsewhere. `lengths` stands for lengths of shape `shape` (the input's rank,
+/// 1 on `axis`), which it holds in the same order.
+fn reverse<const D: usize, const L: usize, K: Reversible>(
     x: Tensor<D, K>,
-    lengths: Tensor<D, Int>,
+    lengths: Tensor<L, Int>,
+    shape: [usize; D],
     axis: usize,
     tensor: &'static str,
     route: Route,
@@ -182,19 +183,19 @@ fn reverse<const D: usize, K: Reversible>(
             actual: format!("{lengths_device:?}"),
         });
     }
-    Arguments::of(&x, &lengths, axis, tensor).check()?;
+    let arguments = Arguments::of(&x, &lengths, shape, axis, tensor);
+    arguments.check()?;
     let client = device::kernel_client(&device).filter(|_| route == Route::ByDevice);
     match client {
         Some(client) => {
             let call = KernelCall {
-                lengths,
-                axis,
-                tensor,
-                target: launch::target(&client),
+                lengths: lengths.into_dispatch(),
+                arguments,
+                kept: Kept::of(&client),
             };
             K::on_kernels(x, call)
         }
-        None => Ok(portable::reverse(x, lengths, axis)),
+        None => Ok(portable::reverse(x, lengths.reshape(shape), axis)),
     }
 }
 
@@ -204,23 +205,23 @@ pub trait Reversible: Basic + sealed::Sealed {
     #[doc(hidden)]
     fn on_kernels<const D: usize>(
         x: Tensor<D, Self>,
-        call: KernelCall<D>,
+        call: KernelCall,
     ) -> Result<Tensor<D, Self>, Error>;
 }
 
-impl<const D: usize> KernelCall<D> {
+impl KernelCall {
     /// Plans the operator for `x` on its device and dispatches it to `method`,
     /// the backend method of its kind.
-    fn run<K: Basic>(
+    fn run<const D: usize, K: Basic>(
         self,
         x: Tensor<D, K>,
         method: fn(DispatchTensor, DispatchTensor, Reversal) -> DispatchTensor,
     ) -> Result<Tensor<D, K>, Error> {
-        let desc = Arguments::of(&x, &self.lengths, self.axis, self.tensor).descriptor()?;
+        let desc = self.arguments.descriptor()?;
         // burn's runtime is what the size runs into: revseq plans for a buffer
-        // as large as its page (`launch::target`).
-        let page = self.target.limits().max_buffer_size;
-        let reversal = Reversal::new(&desc, self.target).map_err(|err| match err {
+        // as large as its page (`Kept::target`).
+        let page = self.kept.target().limits().max_buffer_size;
+        let reversal = Reversal::new(&desc, self.kept).map_err(|err| match err {
             revseq::Error::TensorTooLarge {
                 tensor,
                 bytes,
@@ -228,7 +229,7 @@ impl<const D: usize> KernelCall<D> {
                 ..
             } if limit == page => Error::TensorTooLarge {
                 tensor: match tensor {
-                    TensorRole::SequenceLengths => self.tensor,
+                    TensorRole::SequenceLengths => self.arguments.tensor,
                     TensorRole::Output => "output",
                     _ => "input",
                 },
@@ -237,7 +238,7 @@ impl<const D: usize> KernelCall<D> {
             },
             other => Error::Revseq(other),
         })?;
-        let output = method(x.into_dispatch(), self.lengths.into_dispatch(), reversal);
+        let output = method(x.into_dispatch(), self.lengths, reversal);
         Ok(Tensor::from_dispatch(output))
     }
 }
@@ -245,7 +246,7 @@ impl<const D: usize> KernelCall<D> {
 impl Reversible for Float {
     fn on_kernels<const D: usize>(
         x: Tensor<D, Self>,
-        call: KernelCall<D>,
+        call: KernelCall,
     ) -> Result<Tensor<D, Self>, Error> {
         call.run(x, <Dispatch as ReverseBackend>::float_reverse_subsequences)
     }
@@ -254,7 +255,7 @@ impl Reversible for Float {
 impl Reversible for Int {
     fn on_kernels<const D: usize>(
         x: Tensor<D, Self>,
-        call: KernelCall<D>,
+        call: KernelCall,
     ) -> Result<Tensor<D, Self>, Error> {
         call.run(x, <Dispatch as ReverseBackend>::int_reverse_subsequences)
     }
@@ -263,27 +264,31 @@ impl Reversible for Int {
 impl Reversible for Bool {
     fn on_kernels<const D: usize>(
         x: Tensor<D, Self>,
-        call: KernelCall<D>,
+        mut call: KernelCall,
     ) -> Result<Tensor<D, Self>, Error> {
-        Int::on_kernels(x.int(), call).map(|reversed| reversed.bool())
+        // Reversed as the integers burn makes of them.
+        let x = x.int();
+        call.arguments.dtype = x.dtype();
+        Int::on_kernels(x, call).map(|reversed| reversed.bool())
     }
 }
 
 mod sealed {
-    use burn::tensor::{Int, Tensor};
+    use burn::backend::DispatchTensor;
+
+    use crate::plan::Arguments;
 
     pub trait Sealed {}
     impl Sealed for burn::tensor::Float {}
     impl Sealed for burn::tensor::Int {}
     impl Sealed for burn::tensor::Bool {}
 
-    /// What revseq's kernels need besides the input: the checked lengths, the
-    /// axis, the lengths' argument name, and what revseq plans for on the
-    /// device.
-    pub struct KernelCall<const D: usize> {
-        pub(super) lengths: Tensor<D, Int>,
-        pub(super) axis: usize,
-        pub(super) tensor: &'static str,
-        pub(super) target: revseq::program::Target,
+    /// What revseq's kernels need besides the input: the lengths as burn holds
+    /// them, the checked arguments, and what revseq-burn keeps for the device's
+    /// client (its target and programs).
+    pub struct KernelCall {
+        pub(super) lengths: DispatchTensor,
+        pub(super) arguments: Arguments,
+        pub(super) kept: std::sync::Arc<crate::kept::Kept>,
     }
 }

@@ -23,9 +23,13 @@ pub(crate) struct Arguments {
 }
 
 impl Arguments {
-    pub(crate) fn of<const D: usize, K: Basic>(
+    /// The arguments of `x` reversed along `axis` by `lengths`, a tensor that
+    /// stands for the lengths of shape `shape` (itself, or `[batch]` lengths
+    /// for ONNX's one length per batch entry).
+    pub(crate) fn of<const D: usize, const L: usize, K: Basic>(
         x: &Tensor<D, K>,
-        lengths: &Tensor<D, Int>,
+        lengths: &Tensor<L, Int>,
+        shape: [usize; D],
         axis: usize,
         tensor: &'static str,
     ) -> Arguments {
@@ -33,7 +37,7 @@ impl Arguments {
             dtype: x.dtype(),
             input: x.dims().to_vec(),
             lengths_dtype: lengths.dtype(),
-            lengths: lengths.dims().to_vec(),
+            lengths: shape.to_vec(),
             axis,
             tensor,
         }
