@@ -258,7 +258,7 @@ mod tests {
     fn every_kernel_binds_what_it_uses_in_order_then_its_uniform() {
         // The first and last key of each source and in-place mode: bindings
         // and the constants' text depend on the kernel, not on the values
-        // (`tests/revseq/shaders.rs` specialises every key).
+        // (`tests/shaders.rs` specialises every key).
         let mut keys: std::collections::BTreeMap<_, Vec<PipelineKey>> = Default::default();
         for key in PipelineKey::all() {
             keys.entry((key.source(), key.in_place, key.walk))

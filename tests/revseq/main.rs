@@ -14,7 +14,6 @@ mod packed;
 mod program;
 mod readme;
 mod record;
-mod shaders;
 mod simt;
 mod special;
 mod strided;

@@ -1,8 +1,13 @@
 //! naga parses and validates every kernel in every specialisation the pipeline
-//! cache can build, and writes SPIR-V for it; and the trace build of every source.
-//! Needs no adapter.
+//! cache can build, and translates each into what wgpu's native backends hand
+//! their drivers: SPIR-V (Vulkan), MSL (Metal) and HLSL (DX12); and the trace
+//! build of every source. Needs no adapter, so it is a binary of its own, run
+//! once, not in each backend's pass of the GPU suite.
+
+#![cfg(not(target_arch = "wasm32"))]
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use revseq::shaders::{KernelFile, Source, Storage};
 use revseq::PipelineKey;
@@ -27,7 +32,7 @@ fn parse(source: &Source, wgsl: &str) -> (naga::Module, naga::valid::ModuleInfo)
 }
 
 /// Specialises `module` for `key` (plus `extra` constants), validates it and
-/// writes SPIR-V.
+/// translates it for each native backend.
 fn specialise(
     source: &Source,
     module: &naga::Module,
@@ -49,6 +54,12 @@ fn specialise(
     validator(source)
         .validate(&specialised)
         .unwrap_or_else(|e| panic!("{key:?}: {e}"));
+    let entry_point = || {
+        (
+            naga::ShaderStage::Compute,
+            KernelFile::ENTRY_POINT.to_string(),
+        )
+    };
     naga::back::spv::write_vec(
         &specialised,
         &specialised_info,
@@ -58,7 +69,43 @@ fn specialise(
             entry_point: KernelFile::ENTRY_POINT.to_string(),
         }),
     )
-    .unwrap_or_else(|e| panic!("{key:?}: {e}"));
+    .unwrap_or_else(|e| panic!("{key:?}, SPIR-V: {e}"));
+    // The oldest versions wgpu's Metal and DX12 backends accept (DX12's with its
+    // default compiler, FXC), and the first with 64-bit integers for the
+    // sources that need them.
+    let int64 = source.needs_int64();
+    let msl = naga::back::msl::Options {
+        lang_version: if int64 { (2, 3) } else { (1, 2) },
+        ..Default::default()
+    };
+    naga::back::msl::write_string(
+        &specialised,
+        &specialised_info,
+        &msl,
+        &naga::back::msl::PipelineOptions {
+            entry_point: Some(entry_point()),
+            ..Default::default()
+        },
+    )
+    .unwrap_or_else(|e| panic!("{key:?}, MSL {:?}: {e}", msl.lang_version));
+    let hlsl = naga::back::hlsl::Options {
+        shader_model: match int64 {
+            true => naga::back::hlsl::ShaderModel::V6_0,
+            false => naga::back::hlsl::ShaderModel::V5_1,
+        },
+        ..Default::default()
+    };
+    let pipeline = naga::back::hlsl::PipelineOptions {
+        entry_point: Some(entry_point()),
+    };
+    let mut text = String::new();
+    naga::back::hlsl::Writer::new(&mut text, &hlsl, &pipeline)
+        .write(&specialised, &specialised_info, None)
+        .unwrap_or_else(|e| panic!("{key:?}, HLSL {:?}: {e}", hlsl.shader_model));
+    assert!(
+        text.contains("[numthreads("),
+        "{key:?}: HLSL without a kernel"
+    );
 }
 
 #[test]
@@ -67,23 +114,34 @@ fn every_specialisation_parses_validates_and_translates() {
     for key in PipelineKey::all() {
         by_source.entry(key.source()).or_default().push(key);
     }
-    let mut checked = 0;
-    for (source, keys) in &by_source {
-        let wgsl = source.wgsl();
-        assert!(
-            !wgsl.contains("trace"),
-            "{}: the normal build traces",
-            source.label()
-        );
-        let (module, info) = parse(source, &wgsl);
-        for key in keys {
-            specialise(source, &module, &info, key, &[]);
-            checked += 1;
+    let sources: Vec<(&Source, &Vec<PipelineKey>)> = by_source.iter().collect();
+    // Sources taken in turn by a thread a core.
+    let next = AtomicUsize::new(0);
+    let checked = AtomicUsize::new(0);
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            scope.spawn(|| {
+                while let Some((source, keys)) = sources.get(next.fetch_add(1, Ordering::Relaxed)) {
+                    let wgsl = source.wgsl();
+                    assert!(
+                        !wgsl.contains("trace"),
+                        "{}: the normal build traces",
+                        source.label()
+                    );
+                    let (module, info) = parse(source, &wgsl);
+                    for key in keys.iter() {
+                        specialise(source, &module, &info, key, &[]);
+                        checked.fetch_add(1, Ordering::Relaxed);
+                    }
+                    // The trace build of the same source, with one of its keys.
+                    let (module, info) = parse(source, &source.traced_wgsl());
+                    specialise(source, &module, &info, &keys[0], &[("TRACE_EVERY", 7.0)]);
+                }
+            });
         }
-        // The trace build of the same source, with one of its keys.
-        let (module, info) = parse(source, &source.traced_wgsl());
-        specialise(source, &module, &info, &keys[0], &[("TRACE_EVERY", 7.0)]);
-    }
+    });
+    let checked = checked.into_inner();
     assert_eq!(checked, PipelineKey::all().count());
     // Every kernel, with every storage it takes.
     let kernels: BTreeSet<(KernelFile, Storage)> =
@@ -94,7 +152,7 @@ fn every_specialisation_parses_validates_and_translates() {
     // vec2, vec4), swap_pairs_subwords one (words).
     assert_eq!(kernels.len(), 34, "{kernels:?}");
     eprintln!(
-        "{checked} specialisations of {} sources validated",
+        "{checked} specialisations of {} sources validated and translated to SPIR-V, MSL and HLSL",
         by_source.len()
     );
 }
