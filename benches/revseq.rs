@@ -26,7 +26,13 @@
 //!   one JSON;
 //! - `--candidates`: beside each row's variant (marked `*`), every other kernel
 //!   family that can serve it, forced through the laboratory, verified and timed
-//!   in the same rounds (`benches/support/candidates.rs`); in place too;
+//!   in the same rounds (`benches/support/candidates.rs`); in place too; and,
+//!   out of place, the plan autotune picks (`Gpu::with_autotune`) and its
+//!   compile's milliseconds (the table's own rows are the static choice);
+//! - `--recovery`: `--candidates`, and for each row a device whose static
+//!   choice is forced to the row's slowest family compiles it with autotune
+//!   on: the row recovers where autotune picks the fastest family or one
+//!   within 10% of it (a count after the table);
 //! - `--padded`: the ONNX layouts also with the lengths of a sorted padded batch
 //!   (three quarters of the lanes full, the rest falling to a quarter), after the
 //!   table (outside its geometric mean) and as a third row in place;
@@ -65,7 +71,7 @@ mod yardstick;
 use bench::{geomean, Bench};
 use cli::{args, mib};
 use layouts::Lengths;
-use rows::{print_header, table, write_json};
+use rows::{print_header, table, write_json, Recovery};
 use windows::{sweep, windowed_rows};
 
 fn main() {
@@ -79,6 +85,8 @@ fn main() {
     bench.storage_only = args.storage_only;
     if args.candidates {
         bench.forced = candidates::forced_devices(&bench.gpu);
+        bench.tuned = Some(bench.gpu.with_autotune(true));
+        bench.recovery = args.recovery;
     }
     let info = bench.gpu.adapter_info();
     println!(
@@ -170,6 +178,14 @@ fn main() {
             &rows,
             &windowed,
             &in_place_rows,
+        );
+    }
+    if args.recovery {
+        let tried: Vec<&Recovery> = rows.iter().filter_map(|r| r.recovery.as_ref()).collect();
+        let recovered = tried.iter().filter(|r| r.recovered()).count();
+        println!(
+            "\nautotune from the slowest family: the fastest family or within 10% of it on {recovered} of {} rows with more than one family",
+            tried.len()
         );
     }
     let candidates_verified = rows.iter().flat_map(|r| &r.candidates).all(|c| c.verified);

@@ -62,6 +62,11 @@ impl<K: Hash + Eq + Clone, V> Bounded<K, V> {
     pub(crate) fn values(&self) -> impl Iterator<Item = &V> {
         self.entries.values().map(|(value, _)| value)
     }
+
+    /// The entries, in no order.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (&K, &V)> {
+        self.entries.iter().map(|(key, (value, _))| (key, value))
+    }
 }
 
 #[cfg(test)]

@@ -26,6 +26,12 @@ pub(crate) struct Bench {
     /// `--candidates`: a device for each family, forced to it
     /// (`candidates::forced_devices`); empty without.
     pub(crate) forced: Vec<(revseq::Variant, Gpu)>,
+    /// `--candidates`: the device with autotune on, beside `gpu`'s static
+    /// choice.
+    pub(crate) tuned: Option<Gpu>,
+    /// `--recovery`: each row also compiled by autotune from a static choice
+    /// forced to its slowest family.
+    pub(crate) recovery: bool,
     /// The copies' source and destination ([`Bench::copy_buffers`]), of the
     /// size they were last made for.
     copies: RefCell<Option<(u64, Rc<[wgpu::Buffer; 2]>)>>,
@@ -58,6 +64,8 @@ impl Bench {
             eprintln!("{e}");
             std::process::exit(1)
         });
+        // The table times the static choice; `--candidates` adds autotune's.
+        let gpu = gpu.with_autotune(false);
         let timestamps = Timestamps::new(&gpu);
         let (copy_layout, copy_kernels) = copy_kernels(gpu.device());
         Bench {
@@ -67,6 +75,8 @@ impl Bench {
             copy_kernels,
             storage_only: false,
             forced: Vec::new(),
+            tuned: None,
+            recovery: false,
             copies: RefCell::new(None),
         }
     }

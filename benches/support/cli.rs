@@ -32,6 +32,9 @@ pub(crate) struct Args {
     /// `--candidates`: every family that can serve a row, timed beside the
     /// tuning's choice (`benches/support/candidates.rs`).
     pub(crate) candidates: bool,
+    /// `--recovery`: `--candidates`, and autotune from a static choice forced
+    /// to each row's slowest family (`benches/support/rows.rs`).
+    pub(crate) recovery: bool,
     /// `--padded`: the ONNX layouts also with the lengths of sorted padded
     /// batches ([`Lengths::Padded`](crate::layouts::Lengths)).
     pub(crate) padded: bool,
@@ -70,6 +73,7 @@ pub(crate) fn args() -> Args {
         in_place: false,
         with_in_place: false,
         candidates: false,
+        recovery: false,
         padded: false,
         layouts: Vec::new(),
         widths: Vec::new(),
@@ -98,6 +102,10 @@ pub(crate) fn args() -> Args {
             "--in-place" => args.in_place = true,
             "--with-in-place" => args.with_in_place = true,
             "--candidates" => args.candidates = true,
+            "--recovery" => {
+                args.candidates = true;
+                args.recovery = true;
+            }
             "--padded" => args.padded = true,
             "--layout" => args.layouts.push(it.next().expect("--layout NAME")),
             "--width" => args.widths.push(

@@ -2,7 +2,7 @@
 //! beside both copies; printed, and written as JSON.
 use std::fmt::Write as _;
 
-use revseq::{reference, CompiledReverse, ReverseSubsequences};
+use revseq::{reference, CompiledReverse, Gpu, ReverseSubsequences, Variant};
 
 use crate::bench::{median, off_rounds, quartiles, Bench, Record};
 use crate::candidates;
@@ -35,6 +35,29 @@ pub(crate) struct Row {
     /// `--candidates`: the other families that can serve the row, timed in the
     /// same rounds.
     pub(crate) candidates: Vec<Candidate>,
+    /// `--candidates`: the plan autotune chose, timed in the same rounds, and
+    /// the milliseconds its `compile` took (the timing of every candidate
+    /// included, where its class was new).
+    pub(crate) tuned: Option<(Candidate, f64)>,
+    /// `--recovery`, where more than one family serves the row.
+    pub(crate) recovery: Option<Recovery>,
+}
+
+/// Autotune from a static choice forced to the row's slowest family: each
+/// family with its time ÷ the copy kernel's from the row's rounds.
+pub(crate) struct Recovery {
+    pub(crate) slowest: (&'static str, f64),
+    pub(crate) chosen: (&'static str, f64),
+    pub(crate) fastest: (&'static str, f64),
+    /// Milliseconds the compile took, the timing of every candidate included.
+    pub(crate) compile_ms: f64,
+}
+
+impl Recovery {
+    /// Whether autotune found the fastest family, or one within 10% of it.
+    pub(crate) fn recovered(&self) -> bool {
+        self.chosen.1 <= self.fastest.1 * 1.10
+    }
 }
 
 /// A family timed beside the tuning's choice, in the same rounds.
@@ -138,7 +161,15 @@ impl Bench {
             |gpu| gpu.compile(desc).expect("compile a candidate"),
             CompiledReverse::variant,
         );
-        let all: Vec<&CompiledReverse> = std::iter::once(&compiled).chain(&others).collect();
+        let tuned = self.tuned.as_ref().map(|gpu| {
+            let start = std::time::Instant::now();
+            let tuned = gpu.compile(desc).expect("compile under autotune");
+            (tuned, start.elapsed().as_secs_f64() * 1e3)
+        });
+        let all: Vec<&CompiledReverse> = std::iter::once(&compiled)
+            .chain(&others)
+            .chain(tuned.as_ref().map(|(tuned, _)| tuned))
+            .collect();
         let tensors = self.prepare(desc, lengths);
         let ops: Vec<Box<Record>> = all
             .iter()
@@ -172,26 +203,42 @@ impl Bench {
             .collect();
         drop(expected);
         let [kernel_rounds, buffer_rounds] = [&rounds[ops.len()], &rounds[ops.len() + 1]];
-        let gbps = |rounds: &[f64]| bytes as f64 / median(rounds.to_vec()) / 1e9;
-        // Each round's ratio, taken within the round: the machine's speed drifts
-        // between rounds (another tenant shares the cores) more than within one.
-        let ratios = |op: &[f64], copy: &[f64]| -> Vec<f64> {
-            op.iter().zip(copy).map(|(op, c)| op / c).collect()
+        let candidate = |(c, times): (&&CompiledReverse, &Vec<f64>), verified: bool| Candidate {
+            variant: c.variant().name(),
+            word_bits: c.key().access_bits,
+            op_gbps: gbps_of(bytes, times),
+            per_copy_kernel: median(ratios_of(times, kernel_rounds)),
+            verified,
         };
+        let gbps = |rounds: &[f64]| gbps_of(bytes, rounds);
+        let ratios = ratios_of;
         let per_round = |op: &[f64], copy: &[f64]| median(ratios(op, copy));
-        let candidates = all
+        let candidates: Vec<Candidate> = all
             .iter()
             .zip(&rounds)
             .zip(&verified)
             .skip(1)
-            .map(|((c, times), &verified)| Candidate {
-                variant: c.variant().name(),
-                word_bits: c.key().access_bits,
-                op_gbps: gbps(times),
-                per_copy_kernel: per_round(times, kernel_rounds),
-                verified,
-            })
+            .take(others.len())
+            .map(|(c, &verified)| candidate(c, verified))
             .collect();
+        let tuned = tuned.as_ref().map(|(_, ms)| {
+            let last = all.len() - 1;
+            (candidate((&all[last], &rounds[last]), verified[last]), *ms)
+        });
+        let families: Vec<(&'static str, f64)> = std::iter::once((
+            compiled.variant().name(),
+            per_round(&rounds[0], kernel_rounds),
+        ))
+        .chain(
+            candidates
+                .iter()
+                .map(|c: &Candidate| (c.variant, c.per_copy_kernel)),
+        )
+        .collect();
+        let recovery = match (&self.tuned, self.recovery && families.len() > 1) {
+            (Some(tuned), true) => Some(recover(tuned, desc, &families)),
+            _ => None,
+        };
         Row {
             width: desc.input.data_type().size_in_bytes(),
             layout: layout.to_string(),
@@ -209,8 +256,48 @@ impl Bench {
             off_rounds: [off_rounds(kernel_rounds), kernel_rounds.len()],
             verified: verified[0],
             candidates,
+            tuned,
+            recovery,
         }
     }
+}
+
+/// `desc` compiled by autotune on `tuned` with its static choice forced to
+/// the slowest of `families` (each with its ratio to the copy kernel).
+fn recover(tuned: &Gpu, desc: &ReverseSubsequences, families: &[(&'static str, f64)]) -> Recovery {
+    let by_ratio = |a: &&(&str, f64), b: &&(&str, f64)| a.1.total_cmp(&b.1);
+    let slowest = *families.iter().max_by(by_ratio).expect("a family");
+    let fastest = *families.iter().min_by(by_ratio).expect("a family");
+    let variant = Variant::ALL.into_iter().find(|v| v.name() == slowest.0);
+    let start = std::time::Instant::now();
+    let compiled = tuned
+        .with_static_variant(variant)
+        .compile(desc)
+        .expect("compile under autotune");
+    let compile_ms = start.elapsed().as_secs_f64() * 1e3;
+    let name = compiled.variant().name();
+    let chosen = *families
+        .iter()
+        .find(|(family, _)| *family == name)
+        .expect("autotune runs a family that serves the row");
+    Recovery {
+        slowest,
+        chosen,
+        fastest,
+        compile_ms,
+    }
+}
+
+/// GB/s of `bytes` moved in the median of `rounds` seconds.
+fn gbps_of(bytes: u64, rounds: &[f64]) -> f64 {
+    bytes as f64 / median(rounds.to_vec()) / 1e9
+}
+
+/// Each round's ratio of `op` to `copy`, taken within the round: the
+/// machine's speed drifts between rounds (another tenant shares the cores)
+/// more than within one.
+fn ratios_of(op: &[f64], copy: &[f64]) -> Vec<f64> {
+    op.iter().zip(copy).map(|(op, c)| op / c).collect()
 }
 
 /// The reference's output for `desc` on `input` and `lengths`.
@@ -255,10 +342,9 @@ pub(crate) fn print_row(row: &Row) {
         format!("{}/{}", row.off_rounds[0], row.off_rounds[1]),
         if row.verified { "yes" } else { "NO" }
     );
-    for c in &row.candidates {
+    let line = |label: &str, c: &Candidate, note: &str| {
         println!(
-            "{:>43} {:<7} {:>5} {:>8.2} {:>8} {:>8} {:>8.2}× {:>9} {:>6}  {}",
-            "",
+            "{label:>43} {:<7} {:>5} {:>8.2} {:>8} {:>8} {:>8.2}× {:>9} {:>6}  {}{note}",
             c.variant,
             c.word_bits,
             c.op_gbps,
@@ -268,6 +354,26 @@ pub(crate) fn print_row(row: &Row) {
             "",
             "",
             if c.verified { "yes" } else { "NO" }
+        );
+    };
+    for c in &row.candidates {
+        line("", c, "");
+    }
+    if let Some((c, ms)) = &row.tuned {
+        line("autotune:", c, &format!(", compile {ms:.1} ms"));
+    }
+    if let Some(r) = &row.recovery {
+        println!(
+            "{:>43} static forced to {} ({:.2}×): autotune {} ({:.2}×), the fastest {} ({:.2}×), compile {:.1} ms: {}",
+            "recovery:",
+            r.slowest.0,
+            r.slowest.1,
+            r.chosen.0,
+            r.chosen.1,
+            r.fastest.0,
+            r.fastest.1,
+            r.compile_ms,
+            if r.recovered() { "recovered" } else { "MISSED" }
         );
     }
 }
@@ -327,7 +433,7 @@ pub(crate) fn write_json(
         .iter()
         .map(|row| {
             format!(
-                "    {{\"width\": {}, \"layout\": \"{}\", \"lengths\": \"{}\", \"sizes\": {:?}, \"axis\": {}, \"variant\": \"{}\", \"word_bits\": {}, \"op_gbps\": {:.4}, \"copy_kernel_gbps\": {:.4}, \"copy_buffer_gbps\": {:.4}, \"time_per_copy_kernel\": {:.4}, \"time_per_copy_kernel_quartiles\": [{:.4}, {:.4}], \"time_per_copy_buffer\": {:.4}, \"baseline_off_rounds\": {}, \"rounds\": {}, \"verified\": {}, \"candidates\": {}}}",
+                "    {{\"width\": {}, \"layout\": \"{}\", \"lengths\": \"{}\", \"sizes\": {:?}, \"axis\": {}, \"variant\": \"{}\", \"word_bits\": {}, \"op_gbps\": {:.4}, \"copy_kernel_gbps\": {:.4}, \"copy_buffer_gbps\": {:.4}, \"time_per_copy_kernel\": {:.4}, \"time_per_copy_kernel_quartiles\": [{:.4}, {:.4}], \"time_per_copy_buffer\": {:.4}, \"baseline_off_rounds\": {}, \"rounds\": {}, \"verified\": {}, \"candidates\": {}, \"tuned\": {}}}",
                 row.width,
                 row.layout,
                 row.lengths.name(),
@@ -345,7 +451,14 @@ pub(crate) fn write_json(
                 row.off_rounds[0],
                 row.off_rounds[1],
                 row.verified,
-                candidates_json(&row.candidates)
+                candidates_json(&row.candidates),
+                match &row.tuned {
+                    Some((tuned, ms)) => format!(
+                        "{{\"candidate\": {}, \"compile_ms\": {ms:.2}}}",
+                        candidates_json(std::slice::from_ref(tuned))
+                    ),
+                    None => "null".into(),
+                }
             )
         })
         .collect();

@@ -16,7 +16,7 @@ pub(crate) mod tensor;
 ///
 /// [`ReverseSubsequences`]: operator::ReverseSubsequences
 /// [`ReverseInPlace`]: in_place::ReverseInPlace
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum Mode {
     OutOfPlace,
     InPlace,

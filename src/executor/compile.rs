@@ -1,5 +1,6 @@
 //! [`Gpu::compile`](crate::Gpu::compile): a descriptor, validated, becomes a
-//! [`CompiledReverse`]: its program (`src/plan/program.rs`, the plan), then on the
+//! [`CompiledReverse`]: its program (`src/plan/program.rs`, the plan; where
+//! autotune is on, the fastest of several, `src/executor/autotune.rs`), then on the
 //! device a pipeline for each of the program's kernels, from their published
 //! WGSL (`src/executor/pipeline.rs`), the layout uniforms its dispatches bind,
 //! and the scratch buffers and placeholder they bind, where they do.
@@ -9,6 +10,7 @@
 use crate::descriptor::error::Error;
 use crate::descriptor::in_place::ReverseInPlace;
 use crate::descriptor::operator::ReverseSubsequences;
+use crate::executor::autotune;
 use crate::executor::compiled::CompiledReverse;
 use crate::executor::compiled_in_place::CompiledInPlace;
 use crate::executor::device_lock::Held;
@@ -21,8 +23,7 @@ pub(crate) async fn compile(
     gpu: &Gpu,
     desc: &ReverseSubsequences,
 ) -> Result<CompiledReverse, Error> {
-    let program = Program::out_of_place(desc, &gpu.target())?;
-    build(gpu, desc, program).await
+    autotune::compile(gpu, desc, |target| Program::out_of_place(desc, target)).await
 }
 
 /// [`compile`] in place: the operator from the tensor into itself, planned in
@@ -31,8 +32,8 @@ pub(crate) async fn compile_in_place(
     gpu: &Gpu,
     in_place: &ReverseInPlace,
 ) -> Result<CompiledInPlace, Error> {
-    let program = Program::in_place(in_place, &gpu.target())?;
-    let inner = build(gpu, &in_place.as_operator(), program).await?;
+    let desc = in_place.as_operator();
+    let inner = autotune::compile(gpu, &desc, |target| Program::in_place(in_place, target)).await?;
     Ok(CompiledInPlace {
         desc: in_place.clone(),
         inner,
@@ -42,7 +43,7 @@ pub(crate) async fn compile_in_place(
 /// The device's part of compiling a program: the pipelines of its kernels,
 /// the buffers its dispatches bind of their own (scratch, the placeholder) and
 /// the uniforms.
-async fn build(
+pub(crate) async fn build(
     gpu: &Gpu,
     desc: &ReverseSubsequences,
     program: Program,

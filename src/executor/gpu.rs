@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use crate::descriptor::error::Error;
 use crate::executor::adapter::adapter_from_env;
+use crate::executor::autotune::Choices;
 use crate::executor::device_lock::{DeviceLock, Held};
 use crate::executor::pipeline::{KernelPipeline, PipelineCache};
 #[cfg(not(target_arch = "wasm32"))]
@@ -33,6 +34,14 @@ struct Inner {
     max_binding: u64,
     /// Output bytes of work in one of revseq's own submissions, where bounded.
     submission_bytes: Option<u64>,
+    /// Whether `compile` times the plans that can serve a descriptor and runs
+    /// the fastest (`src/executor/autotune.rs`).
+    autotune: bool,
+    /// The plans autotune chose, by class of descriptor.
+    choices: Choices,
+    /// The family the static choice is forced to where it serves the layout
+    /// (the laboratory's, to prove autotune recovers from a wrong one).
+    static_variant: Option<Variant>,
     /// The trace build's pipelines, shared by every clone of the device's.
     #[cfg(all(feature = "lab", not(target_arch = "wasm32")))]
     traced: Arc<Held<crate::executor::pipeline::TracePipelines>>,
@@ -46,6 +55,8 @@ struct Settings {
     max_binding: u64,
     submission_bytes: Option<u64>,
     forced: Option<Variant>,
+    autotune: bool,
+    static_variant: Option<Variant>,
 }
 
 /// The wgpu objects a [`Gpu`] owns, dropped under the device's lock.
@@ -125,7 +136,8 @@ impl Gpu {
     /// [`wgpu::Features::SHADER_INT64`] lets a CPU adapter load and store vectors
     /// as 64-bit words where that is faster on its host (`docs/tuning.md`).
     /// The plan is tuned for the adapter's device type: a CPU adapter's, or a GPU's
-    /// (`docs/tuning.md`).
+    /// (`docs/tuning.md`), and on a GPU autotune picks among the plans that
+    /// serve a descriptor by timing them ([`Gpu::with_autotune`]).
     ///
     /// ```
     /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -146,6 +158,8 @@ impl Gpu {
             max_binding: device.limits().max_storage_buffer_binding_size,
             submission_bytes: default_submission_bytes(&device.adapter_info()),
             forced: None,
+            autotune: autotune_by_default(&device.adapter_info()),
+            static_variant: None,
         };
         Gpu::with_device(device, queue, settings)
     }
@@ -203,6 +217,53 @@ impl Gpu {
         self.clone_with(|s| s.submission_bytes = bytes.map(|b| b.max(4) & !3))
     }
 
+    /// The same device and queue, with autotune on or off: where on, `compile`
+    /// plans a descriptor under every profile that can serve it (each kernel
+    /// family, under a CPU adapter's tuning and a GPU's), times the distinct
+    /// programs on buffers of its own shaped like the descriptor's (at most 64
+    /// MiB in all; larger descriptors take the static choice) and runs the
+    /// fastest, keeping the choice for descriptors of its class (mode, the
+    /// static plan's pipeline key, output size within a power of two). Where
+    /// off, the static choice, by the kind of adapter. Results are identical
+    /// either way. On by default on GPUs, off on CPU adapters (where the static
+    /// choice is the fastest, `docs/tuning.md`) and on wasm32 (a browser may not
+    /// block); `REVSEQ_AUTOTUNE=on` or `off` sets the default. The clone has
+    /// its own pipeline cache and choices.
+    pub fn with_autotune(&self, on: bool) -> Gpu {
+        self.clone_with(|s| s.autotune = on)
+    }
+
+    /// Whether `compile` times the candidate plans ([`Gpu::with_autotune`]).
+    pub fn autotunes(&self) -> bool {
+        self.inner.autotune && cfg!(not(target_arch = "wasm32"))
+    }
+
+    /// The same device and queue, its static choice forced to `variant`
+    /// wherever that family serves the layout, autotune still free to pick
+    /// another: a static choice wrong on purpose, from which autotune must
+    /// recover (the benchmark's `--recovery`).
+    #[cfg(feature = "lab")]
+    pub fn with_static_variant(&self, variant: Option<Variant>) -> Gpu {
+        self.clone_with(|s| s.static_variant = variant)
+    }
+
+    /// The family the static choice is forced to, where the laboratory forces
+    /// it ([`Gpu::with_static_variant`]).
+    pub(crate) fn static_variant(&self) -> Option<Variant> {
+        self.inner.static_variant
+    }
+
+    /// The classes of descriptor autotune has kept a choice for.
+    #[cfg(feature = "lab")]
+    pub fn tuned_classes(&self) -> usize {
+        self.inner.choices.len()
+    }
+
+    /// The choices autotune made on this device.
+    pub(crate) fn choices(&self) -> &Choices {
+        &self.inner.choices
+    }
+
     /// The most work one of revseq's own submissions carries, where bounded
     /// ([`Gpu::with_submission_bytes`]).
     pub fn submission_bytes(&self) -> Option<u64> {
@@ -237,6 +298,8 @@ impl Gpu {
             max_binding: inner.max_binding,
             submission_bytes: inner.submission_bytes,
             forced: inner.profile.forced,
+            autotune: inner.autotune,
+            static_variant: inner.static_variant,
         };
         change(&mut settings);
         let objects = &inner.objects;
@@ -259,6 +322,8 @@ impl Gpu {
             max_binding,
             submission_bytes,
             forced,
+            autotune,
+            static_variant,
         } = settings;
         let lock = DeviceLock::of(&device);
         let profile = Profile {
@@ -283,6 +348,9 @@ impl Gpu {
                 profile,
                 max_binding,
                 submission_bytes,
+                autotune,
+                static_variant,
+                choices: Choices::default(),
             }),
         }
     }
@@ -342,4 +410,16 @@ impl Gpu {
             .await;
         built.map_err(|error| self.lost_or(error, "building a compute pipeline"))
     }
+}
+
+/// Whether autotune is on for a new device of `info`'s: as `REVSEQ_AUTOTUNE`
+/// says (`on`, `off`), else on a GPU and not on a CPU adapter.
+fn autotune_by_default(info: &wgpu::AdapterInfo) -> bool {
+    #[cfg(not(target_arch = "wasm32"))]
+    match std::env::var("REVSEQ_AUTOTUNE").as_deref() {
+        Ok("on" | "1" | "true") => return true,
+        Ok("off" | "0" | "false") => return false,
+        _ => {}
+    }
+    info.device_type != wgpu::DeviceType::Cpu
 }

@@ -4,6 +4,7 @@
 //! async, and the device itself (adapters, the GL lock, error scopes, loss).
 
 pub(crate) mod adapter;
+pub(crate) mod autotune;
 pub(crate) mod calls;
 pub(crate) mod compile;
 pub(crate) mod compiled;

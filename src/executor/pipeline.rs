@@ -129,7 +129,7 @@ pub(crate) fn build(
 /// The trace build's pipelines of one device (`src/lab/trace.rs` builds and
 /// reads them), built once, by kernel digest and sample. Shared by every
 /// clone of a [`Gpu`](crate::Gpu), whose kernels are the same texts.
-#[cfg(feature = "lab")]
+#[cfg(all(feature = "lab", not(target_arch = "wasm32")))]
 #[derive(Default)]
 pub(crate) struct TracePipelines {
     pub(crate) pipelines: std::sync::Mutex<std::collections::HashMap<(u64, u32), KernelPipeline>>,

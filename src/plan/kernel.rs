@@ -97,7 +97,7 @@ impl Kernel {
     /// The trace build of this kernel, in the same convention, tracing every
     /// `every`-th workgroup into the records at [`TRACE_BINDING`]
     /// (`src/lab/trace.rs`).
-    #[cfg(feature = "lab")]
+    #[cfg(all(feature = "lab", not(target_arch = "wasm32")))]
     pub(crate) fn traced_wgsl(&self, every: u32) -> String {
         let mut constants = self.of.constants();
         constants.push(("TRACE_EVERY", f64::from(every.max(1))));
@@ -135,7 +135,7 @@ pub(crate) const COPY_USES: [bool; 3] = [true, false, true];
 
 /// Where the trace build's records bind: past every buffer a kernel uses or
 /// declares unused (17 to 19).
-#[cfg(feature = "lab")]
+#[cfg(all(feature = "lab", not(target_arch = "wasm32")))]
 pub(crate) const TRACE_BINDING: u32 = 16;
 
 /// `wgsl` in the convention above: each `override` a `const` of its value in

@@ -70,8 +70,9 @@ pub use crate::plan::target::Target;
 pub const MAX_DISPATCHES: usize = crate::plan::cut::MAX_DISPATCHES;
 
 /// `desc` as a program for `target`: the dispatches
-/// [`Gpu::compile`](crate::Gpu::compile) records, validated as it
-/// validates.
+/// [`Gpu::compile`](crate::Gpu::compile) records where autotune is off (the
+/// static choice, by the kind of adapter: the same program every time),
+/// validated as it validates.
 ///
 /// ```
 /// use revseq::program::{self, Binding, Target};
@@ -237,6 +238,15 @@ impl Program {
             true => dispatch.staging_copy(),
             false => None,
         }
+    }
+
+    /// Whether `other` runs the same kernels, dispatches and bindings: two
+    /// profiles may plan the same program, which autotune then times once.
+    pub(crate) fn same(&self, other: &Program) -> bool {
+        self.kernels == other.kernels
+            && self.dispatches == other.dispatches
+            && self.scratch == other.scratch
+            && self.by_buffer == other.by_buffer
     }
 
     /// Whether no dispatch has work: a tensor without elements.

@@ -137,7 +137,7 @@ fn runs_share_one_length_along_their_inner_dimension() {
 /// A random layout of rank `ranks[0]` up to `ranks[0] + ranks[1] - 1`, sizes up
 /// to `size_max`, dimensions in a random order with gaps below `gaps` elements,
 /// lengths broadcast along a random dimension; types by `case`.
-fn random_strided(
+pub(crate) fn random_strided(
     rng: &mut Rng,
     case: usize,
     ranks: [u64; 2],

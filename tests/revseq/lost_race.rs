@@ -242,9 +242,11 @@ const KINDS: u64 = 14;
 
 /// One device, `threads` threads calling at random until each has seen
 /// `DeviceLost` three times, the device destroyed after a random delay of up to
-/// `delay_ms`.
+/// `delay_ms`; on even seeds with autotune on.
 fn race(seed: u64, threads: u64, delay_ms: u64) -> Tally {
-    let gpu = gpu_with_limits(|_| {});
+    // Every other device times its candidate plans, so that the loss strikes
+    // autotune too.
+    let gpu = gpu_with_limits(|_| {}).with_autotune(seed.is_multiple_of(2));
     let mut tally = Tally {
         devices: 1,
         ..Tally::default()

@@ -3,6 +3,7 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 mod asynchronous;
+mod autotune;
 mod cache;
 mod examples;
 mod exhaustive;

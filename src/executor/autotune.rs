@@ -1,0 +1,447 @@
+//! Autotune: the plan a descriptor runs, chosen by timing on the device itself.
+//!
+//! The kind of adapter cannot say which kernel family is fastest for a layout:
+//! on the one GPU revseq has met, the family the GPU tuning chose for the
+//! per-element rows took up to 3.3× the time of the fastest family that
+//! serves them (`docs/performance.md`, 2026-11-27). Every family is exact, so
+//! where autotune is on ([`Gpu::with_autotune`]) `compile` plans the
+//! descriptor under every profile that can serve it (each family forced, under
+//! either tuning), builds each distinct program, times them on buffers of its
+//! own shaped like the descriptor's, and runs the fastest. The choice is kept
+//! for the descriptor's class (its mode, the static plan's pipeline key and
+//! its size to a power of two), so that a loop over many batch sizes tunes a
+//! few times, not once a shape.
+
+use std::collections::HashMap;
+use std::sync::{Mutex, PoisonError};
+
+use crate::bounded::Bounded;
+use crate::descriptor::error::{Error, TensorRole};
+use crate::descriptor::operator::ReverseSubsequences;
+use crate::descriptor::Mode;
+use crate::executor::compile::build;
+use crate::executor::compiled::CompiledReverse;
+use crate::executor::gpu::Gpu;
+use crate::kernels::tuning::Tuning;
+use crate::kernels::variant::Variant;
+use crate::kernels::PipelineKey;
+use crate::plan::program::Program;
+use crate::plan::target::Target;
+
+/// The most bytes the tuning buffers hold together (input, lengths and
+/// output): a larger descriptor takes the static choice.
+pub(crate) const MAX_TUNING_BYTES: u64 = 64 << 20;
+
+/// Classes a device keeps a choice for, the least recently used dropped past it.
+const KEPT_CHOICES: usize = 1024;
+
+/// Timed rounds a candidate runs, after one untimed; its time is their median.
+#[cfg(not(target_arch = "wasm32"))]
+const ROUNDS: usize = 5;
+
+/// What a timed round of one candidate should last at least: where one run is
+/// shorter, a round records it several times into one submission, so that the
+/// wait's granularity does not decide.
+#[cfg(not(target_arch = "wasm32"))]
+const ROUND_TIME: std::time::Duration = std::time::Duration::from_millis(2);
+
+/// How much faster than the static choice a candidate must run to be chosen
+/// instead: less is within the noise of a few rounds.
+#[cfg(not(target_arch = "wasm32"))]
+const MARGIN: f64 = 1.05;
+
+/// A plan's profile: the tuning it is made under and the family it is forced
+/// to, where it is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+struct Choice {
+    tuning: Tuning,
+    variant: Option<Variant>,
+}
+
+impl Choice {
+    /// `target` planning under this choice.
+    fn target(self, target: &Target) -> Target {
+        let mut target = target.clone();
+        target.profile.tuning = self.tuning;
+        target.profile.forced = self.variant;
+        target
+    }
+}
+
+/// What a choice is kept for: descriptors of one mode whose static plans share
+/// a pipeline key, of output sizes within a power of two.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+struct Class {
+    mode: Mode,
+    key: PipelineKey,
+    bucket: u32,
+}
+
+impl Class {
+    fn of(program: &Program) -> Class {
+        Class {
+            mode: program.mode(),
+            key: program.key(),
+            bucket: program.tensor_bytes(TensorRole::Output).max(1).ilog2(),
+        }
+    }
+}
+
+/// A device's choices, by class; and those loaded from an earlier run's text
+/// ([`Gpu::load_autotune_choices`]), by the digest of their class, until a
+/// compile meets the class.
+#[derive(Debug)]
+pub(crate) struct Choices {
+    kept: Mutex<Bounded<Class, Choice>>,
+    loaded: Mutex<HashMap<u64, Choice>>,
+}
+
+impl Default for Choices {
+    fn default() -> Choices {
+        Choices {
+            kept: Mutex::new(Bounded::new(KEPT_CHOICES)),
+            loaded: Mutex::default(),
+        }
+    }
+}
+
+impl Choices {
+    fn get(&self, class: &Class) -> Option<Choice> {
+        let mut kept = self.kept.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(choice) = kept.get(class) {
+            return Some(*choice);
+        }
+        let mut loaded = self.loaded.lock().unwrap_or_else(PoisonError::into_inner);
+        let choice = loaded.remove(&class.digest())?;
+        Some(*kept.insert(*class, choice))
+    }
+
+    fn keep(&self, class: Class, choice: Choice) {
+        let mut kept = self.kept.lock().unwrap_or_else(PoisonError::into_inner);
+        kept.insert(class, choice);
+    }
+
+    /// Classes with a kept choice.
+    #[cfg(feature = "lab")]
+    pub(crate) fn len(&self) -> usize {
+        self.kept
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .len()
+    }
+}
+
+/// The first line of the choices' text, with its format's version.
+const HEADER: &str = "revseq autotune 1";
+
+impl Class {
+    /// A digest of the class that lasts across runs of one build: FNV-1a of
+    /// its debug text (the text holds every field by name).
+    fn digest(&self) -> u64 {
+        format!("{self:?}")
+            .bytes()
+            .fold(0xcbf2_9ce4_8422_2325, |hash, byte| {
+                (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
+            })
+    }
+}
+
+impl Choice {
+    fn text(self) -> String {
+        let tuning = match self.tuning {
+            Tuning::Cpu => "cpu",
+            Tuning::Gpu => "gpu",
+        };
+        let variant = self.variant.map_or("static", Variant::name);
+        format!("{tuning} {variant}")
+    }
+
+    fn parse(tuning: &str, variant: &str) -> Option<Choice> {
+        let tuning = match tuning {
+            "cpu" => Tuning::Cpu,
+            "gpu" => Tuning::Gpu,
+            _ => return None,
+        };
+        let variant = match variant {
+            "static" => None,
+            name => Some(*Variant::FAMILIES.iter().find(|v| v.name() == name)?),
+        };
+        Some(Choice { tuning, variant })
+    }
+}
+
+impl Gpu {
+    /// What the choices were made for: this build of revseq on this adapter
+    /// and driver. Choices made for anything else are not taken.
+    fn autotune_header(&self) -> String {
+        let info = self.adapter_info();
+        format!(
+            "{HEADER}\nrevseq {}\nadapter {} ({:?}, {:?})\ndriver {} {}\n",
+            env!("CARGO_PKG_VERSION"),
+            info.name,
+            info.backend,
+            info.device_type,
+            info.driver,
+            info.driver_info
+        )
+    }
+
+    /// Autotune's choices on this device, as text a later run gives
+    /// [`Gpu::load_autotune_choices`] so that it times nothing it timed
+    /// before: a header naming revseq's version, the adapter and the driver,
+    /// then a line a class of descriptor. Save it where you keep a cache:
+    ///
+    /// ```no_run
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let gpu = revseq::Gpu::new()?;
+    /// let path = std::env::temp_dir().join("revseq-autotune.txt");
+    /// if let Ok(text) = std::fs::read_to_string(&path) {
+    ///     gpu.load_autotune_choices(&text);
+    /// }
+    /// // ... compile and run ...
+    /// std::fs::write(&path, gpu.autotune_choices())?;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn autotune_choices(&self) -> String {
+        let choices = self.choices();
+        let mut by_digest: HashMap<u64, Choice> = {
+            let kept = choices.kept.lock().unwrap_or_else(PoisonError::into_inner);
+            kept.iter()
+                .map(|(class, choice)| (class.digest(), *choice))
+                .collect()
+        };
+        let loaded = choices
+            .loaded
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        for (digest, choice) in loaded.iter() {
+            by_digest.entry(*digest).or_insert(*choice);
+        }
+        drop(loaded);
+        let mut lines: Vec<String> = by_digest
+            .into_iter()
+            .map(|(digest, choice)| format!("{digest:016x} {}\n", choice.text()))
+            .collect();
+        lines.sort();
+        self.autotune_header() + &lines.concat()
+    }
+
+    /// Takes the choices in `text` ([`Gpu::autotune_choices`] of an earlier
+    /// run), so that descriptors of their classes compile without timing:
+    /// how many it took. Text made by another version of revseq, on another
+    /// adapter or driver, or not in the format is ignored whole, with a
+    /// warning logged (the `log` crate), never an error: autotune then times
+    /// again. Choices of this run win over loaded ones.
+    pub fn load_autotune_choices(&self, text: &str) -> usize {
+        let header = self.autotune_header();
+        let Some(body) = text.strip_prefix(&header) else {
+            let reason = match text.starts_with(HEADER) {
+                true => "made by another build of revseq, adapter or driver",
+                false => "not revseq's autotune choices",
+            };
+            log::warn!("revseq: autotune choices ignored: {reason}");
+            return 0;
+        };
+        let parsed: Option<Vec<(u64, Choice)>> = body
+            .lines()
+            .map(|line| {
+                let mut fields = line.split(' ');
+                let digest = u64::from_str_radix(fields.next()?, 16).ok()?;
+                let choice = Choice::parse(fields.next()?, fields.next()?)?;
+                fields.next().is_none().then_some((digest, choice))
+            })
+            .collect();
+        let Some(parsed) = parsed else {
+            log::warn!("revseq: autotune choices ignored: a line is not a choice");
+            return 0;
+        };
+        let count = parsed.len();
+        let mut loaded = self
+            .choices()
+            .loaded
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        loaded.extend(parsed);
+        count
+    }
+}
+
+/// `desc` compiled on `gpu` (`plan` makes its program for a target, in the
+/// mode it is compiled in): under the static choice where autotune is off or
+/// the descriptor is past [`MAX_TUNING_BYTES`], else under the choice kept for
+/// its class, or the fastest of its candidates, timed now and kept.
+pub(crate) async fn compile(
+    gpu: &Gpu,
+    desc: &ReverseSubsequences,
+    plan: impl Fn(&Target) -> Result<Program, Error>,
+) -> Result<CompiledReverse, Error> {
+    let target = gpu.target();
+    let static_choice = Choice {
+        tuning: target.profile.tuning,
+        // The laboratory's: a family forced on the device, or on its static
+        // choice alone.
+        variant: target.profile.forced.or(gpu.static_variant()),
+    };
+    let program = plan(&static_choice.target(&target))?;
+    let bytes: u64 = [
+        TensorRole::Input,
+        TensorRole::SequenceLengths,
+        TensorRole::Output,
+    ]
+    .map(|role| program.tensor_bytes(role))
+    .iter()
+    .sum();
+    // A device forced to one family (the laboratory's) runs that family.
+    let forced = target.profile.forced.is_some();
+    if !gpu.autotunes() || forced || program.is_empty() || bytes > MAX_TUNING_BYTES {
+        return build(gpu, desc, program).await;
+    }
+    let class = Class::of(&program);
+    if let Some(choice) = gpu.choices().get(&class) {
+        // A plan the choice cannot make for this descriptor of its class
+        // (none is known) leaves the static one.
+        let program = plan(&choice.target(&target)).unwrap_or(program);
+        return build(gpu, desc, program).await;
+    }
+    // Every distinct program some profile plans, the static one first.
+    let mut candidates = vec![(None, program)];
+    for tuning in [Tuning::Cpu, Tuning::Gpu] {
+        for variant in std::iter::once(None).chain(Variant::FAMILIES.map(Some)) {
+            let choice = Choice { tuning, variant };
+            let Ok(program) = plan(&choice.target(&target)) else {
+                continue;
+            };
+            if !candidates.iter().any(|(_, other)| program.same(other)) {
+                candidates.push((Some(choice), program));
+            }
+        }
+    }
+    if candidates.len() == 1 {
+        gpu.choices().keep(class, static_choice);
+        let (_, program) = candidates.swap_remove(0);
+        return build(gpu, desc, program).await;
+    }
+    let mut compiled = Vec::with_capacity(candidates.len());
+    let mut choices = Vec::with_capacity(candidates.len());
+    for (choice, program) in candidates {
+        compiled.push(build(gpu, desc, program).await?);
+        choices.push(choice.unwrap_or(static_choice));
+    }
+    let fastest = fastest(gpu, desc, &compiled).await?;
+    log::debug!(
+        "revseq: autotune chose {:?} ({}) of {} plans for {class:?}",
+        compiled[fastest].variant(),
+        choices[fastest].text(),
+        compiled.len()
+    );
+    gpu.choices().keep(class, choices[fastest]);
+    Ok(compiled.swap_remove(fastest))
+}
+
+/// The index of the fastest of `compiled` (one descriptor's candidates, in
+/// one mode, the static choice first), each timed on the same buffers: the
+/// median of [`ROUNDS`] rounds, the candidates taking turns within each,
+/// every round timed from its submission to the queue's completion; the
+/// static choice unless another beats it by more than [`MARGIN`].
+#[cfg(not(target_arch = "wasm32"))]
+async fn fastest(
+    gpu: &Gpu,
+    desc: &ReverseSubsequences,
+    compiled: &[CompiledReverse],
+) -> Result<usize, Error> {
+    use std::time::{Duration, Instant};
+
+    let context = "timing the candidate plans";
+    let first = &compiled[0];
+    let [input, lengths, output] = gpu.scoped(context, || buffers(gpu, desc, first)).await??;
+    let buffers = match first.program.mode() {
+        Mode::OutOfPlace => [&input, &lengths, &output],
+        Mode::InPlace => [&output, &lengths, &output],
+    };
+    let bindings = buffers.map(|buffer| buffer.as_entire_buffer_binding());
+    let run = |candidate: &CompiledReverse, repeats: u32| -> Result<Duration, Error> {
+        let mut encoder = gpu.device().create_command_encoder(&Default::default());
+        for _ in 0..repeats {
+            candidate.record_on(&mut encoder, [&bindings[0], &bindings[1], &bindings[2]])?;
+        }
+        let start = Instant::now();
+        gpu.submit([encoder.finish()]);
+        crate::executor::submission::wait_for_queue(gpu.device(), gpu.queue())?;
+        Ok(start.elapsed())
+    };
+    // One untimed run each (first use of a pipeline and of the buffers); the
+    // slowest of them sets how many runs a round records.
+    let mut once = Duration::ZERO;
+    for candidate in compiled {
+        once = once.max(gpu.scoped(context, || run(candidate, 1)).await??);
+    }
+    let repeats = match once.is_zero() {
+        true => 16,
+        false => (ROUND_TIME.as_secs_f64() / once.as_secs_f64()).clamp(1.0, 16.0) as u32,
+    };
+    let mut times = vec![Vec::with_capacity(ROUNDS); compiled.len()];
+    for _ in 0..ROUNDS {
+        for (candidate, times) in compiled.iter().zip(&mut times) {
+            times.push(gpu.scoped(context, || run(candidate, repeats)).await??);
+        }
+    }
+    let median = |times: &mut Vec<Duration>| {
+        times.sort();
+        times[times.len() / 2]
+    };
+    let medians: Vec<Duration> = times.iter_mut().map(median).collect();
+    let fastest = (0..compiled.len()).min_by_key(|&i| medians[i]).unwrap_or(0);
+    // The static choice, first, unless another is faster past the noise.
+    match medians[0].as_secs_f64() <= medians[fastest].as_secs_f64() * MARGIN {
+        true => Ok(0),
+        false => Ok(fastest),
+    }
+}
+
+/// In a browser nothing may block and the host has no monotonic clock of
+/// std's: the static choice, first of the candidates.
+#[cfg(target_arch = "wasm32")]
+async fn fastest(
+    _gpu: &Gpu,
+    _desc: &ReverseSubsequences,
+    _compiled: &[CompiledReverse],
+) -> Result<usize, Error> {
+    Ok(0)
+}
+
+/// The tuning buffers, of the sizes `compiled` binds: the input and output
+/// zeroed, the lengths spread over the axis.
+#[cfg(not(target_arch = "wasm32"))]
+fn buffers(
+    gpu: &Gpu,
+    desc: &ReverseSubsequences,
+    compiled: &CompiledReverse,
+) -> Result<[crate::executor::device_lock::Held<wgpu::Buffer>; 3], Error> {
+    let usage =
+        wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST;
+    let buffer = |label, role| {
+        gpu.create_buffer(&wgpu::BufferDescriptor {
+            label: Some(label),
+            size: compiled.binding_size(role).max(4),
+            usage,
+            mapped_at_creation: false,
+        })
+    };
+    let width = desc.sequence_lengths.data_type().size_in_bytes() as usize;
+    let axis = u64::from(desc.input.sizes()[desc.axis as usize]);
+    let slots = compiled.binding_size(TensorRole::SequenceLengths) as usize / width;
+    let lengths: Vec<u8> = (0..slots as u64)
+        .flat_map(|i| {
+            let length = (i * 37 + 11) % (axis + 1);
+            length.to_le_bytes().into_iter().take(width)
+        })
+        .collect();
+    let context = "creating the tuning buffers";
+    let lengths = gpu.buffer_init("revseq::tuning_lengths", &lengths, usage, context)?;
+    Ok([
+        buffer("revseq::tuning_input", TensorRole::Input),
+        lengths,
+        buffer("revseq::tuning_output", TensorRole::Output),
+    ])
+}

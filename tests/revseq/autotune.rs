@@ -1,0 +1,132 @@
+//! Autotune (`Gpu::with_autotune`): the plan it runs is one some family
+//! serves and exact, out of place and in place; its choice is kept for the
+//! descriptor's class; it is off by default on a CPU adapter.
+
+use std::collections::BTreeSet;
+
+use revseq::{DataType, Gpu, ReverseInPlace, ReverseSubsequences, Variant};
+
+use crate::in_place::{check_on, random_strided};
+use crate::support::{assert_matches_reference_on, gpu, Rng};
+use crate::variants::desc;
+
+/// Whether `variant` serves `desc` out of place: what the plan takes when
+/// forced to it.
+fn serves(variant: Variant, desc: &ReverseSubsequences) -> bool {
+    let forced = gpu().with_variant(Some(variant));
+    forced.compile(desc).unwrap().variant() == variant
+}
+
+fn out_of_place(d: &ReverseInPlace) -> ReverseSubsequences {
+    ReverseSubsequences::new(
+        d.tensor.clone(),
+        d.sequence_lengths.clone(),
+        d.tensor.clone(),
+        d.axis,
+    )
+}
+
+#[test]
+fn tuned_plans_are_exact_in_either_mode_and_kept_by_class() {
+    let tuned = gpu().with_autotune(true);
+    assert!(tuned.autotunes() || cfg!(target_arch = "wasm32"));
+    let mut rng = Rng::new(89);
+    let mut variants = BTreeSet::new();
+    let cases = 48;
+    for case in 0..cases {
+        let d = random_strided(&mut rng, case, [1, 4], 9, 3);
+        let operator = out_of_place(&d);
+        let compiled = tuned.compile(&operator).unwrap();
+        let variant = compiled.variant();
+        assert!(serves(variant, &operator), "{variant:?} for {operator:?}");
+        variants.insert(variant);
+        // Kept: the same class compiles to the same plan without timing again.
+        let classes = tuned.tuned_classes();
+        assert_eq!(tuned.compile(&operator).unwrap().variant(), variant);
+        assert_eq!(tuned.tuned_classes(), classes);
+        let input = rng.bytes(operator.input.min_size_in_bytes() as usize);
+        let lengths = rng.bytes(operator.sequence_lengths.min_size_in_bytes() as usize);
+        assert_matches_reference_on(&tuned, &operator, &input, &lengths);
+        check_on(&tuned, &mut rng, &d, case % 3 == 0);
+    }
+    // At most a class a descriptor and mode; the families it ran.
+    let classes = tuned.tuned_classes();
+    assert!(classes > 0 && classes <= 2 * cases, "{classes} classes");
+    eprintln!("autotune: {classes} classes for {cases} descriptors in two modes, ran {variants:?}");
+}
+
+#[test]
+fn autotune_is_the_callers_to_change_and_off_by_default_on_a_cpu_adapter() {
+    let default = match std::env::var("REVSEQ_AUTOTUNE").as_deref() {
+        Ok("on" | "1" | "true") => true,
+        Ok("off" | "0" | "false") => false,
+        _ => gpu().adapter_info().device_type != wgpu::DeviceType::Cpu,
+    };
+    assert_eq!(gpu().autotunes(), default);
+    let off = gpu().with_autotune(false);
+    assert!(!off.autotunes());
+    let d = random_strided(&mut Rng::new(3), 2, [2, 2], 6, 2);
+    off.compile(&out_of_place(&d)).unwrap();
+    assert_eq!(
+        off.tuned_classes(),
+        0,
+        "nothing timed where autotune is off"
+    );
+    let on = Gpu::with_autotune(&off, true);
+    on.compile(&out_of_place(&d)).unwrap();
+    assert_eq!(on.tuned_classes(), 1);
+}
+
+#[test]
+fn choices_saved_as_text_are_taken_by_a_later_device_and_stale_ones_ignored() {
+    // Rows, which a fast path serves.
+    let operator = desc(DataType::Float32, &[6, 32], 1, DataType::Uint32, None);
+    let d = ReverseInPlace::new(
+        operator.input.clone(),
+        operator.sequence_lengths.clone(),
+        operator.axis,
+    );
+    let first = gpu().with_autotune(true);
+    let tuned = first.compile(&operator).unwrap().variant();
+    first.compile_in_place(&d).unwrap();
+    let text = first.autotune_choices();
+    assert!(text.starts_with("revseq autotune "), "{text}");
+    let is_choice = |line: &&str| line.split(' ').next().is_some_and(|d| d.len() == 16);
+    assert_eq!(text.lines().filter(is_choice).count(), 2, "{text}");
+
+    // A later device takes them: made to choose another family than the one
+    // timing chose, it runs that family.
+    let other = match tuned {
+        Variant::General => Variant::Rows,
+        _ => Variant::General,
+    };
+    let edited: String = text
+        .lines()
+        .map(|line| match line.split(' ').collect::<Vec<_>>()[..] {
+            [digest, _, _] if digest.len() == 16 => format!("{digest} gpu {}\n", other.name()),
+            _ => format!("{line}\n"),
+        })
+        .collect();
+    let later = gpu().with_autotune(true);
+    assert_eq!(later.load_autotune_choices(&edited), 2, "{edited}");
+    assert_eq!(later.compile(&operator).unwrap().variant(), other);
+    assert_eq!(later.compile_in_place(&d).unwrap().variant(), other);
+    let input = Rng::new(5).bytes(operator.input.min_size_in_bytes() as usize);
+    let lengths = Rng::new(6).bytes(operator.sequence_lengths.min_size_in_bytes() as usize);
+    assert_matches_reference_on(&later, &operator, &input, &lengths);
+    // Saved again, the loaded choices stay.
+    assert_eq!(later.autotune_choices(), edited);
+
+    // Another version's, or not choices at all: ignored, nothing taken.
+    let stale = edited.replacen("\nrevseq ", "\nrevseq 0.0.0-", 1);
+    let fresh = gpu().with_autotune(true);
+    assert_eq!(fresh.load_autotune_choices(&stale), 0);
+    assert_eq!(fresh.load_autotune_choices("not a cache"), 0);
+    let corrupt = edited.replace(&format!(" gpu {}", other.name()), " gpu sideways");
+    assert_eq!(fresh.load_autotune_choices(&corrupt), 0);
+    assert_eq!(
+        fresh.autotune_choices().lines().count(),
+        4,
+        "the header alone"
+    );
+}
