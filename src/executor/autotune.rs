@@ -30,7 +30,7 @@ use crate::plan::target::Target;
 
 /// The most bytes the tuning buffers hold together (input, lengths and
 /// output): a larger descriptor takes the static choice.
-pub(crate) const MAX_TUNING_BYTES: u64 = 64 << 20;
+pub(crate) const MAX_TUNING_BYTES: u64 = 1 << 30;
 
 /// Classes a device keeps a choice for, the least recently used dropped past it.
 const KEPT_CHOICES: usize = 1024;

@@ -220,8 +220,8 @@ impl Gpu {
     /// The same device and queue, with autotune on or off: where on, `compile`
     /// plans a descriptor under every profile that can serve it (each kernel
     /// family, under a CPU adapter's tuning and a GPU's), times the distinct
-    /// programs on buffers of its own shaped like the descriptor's (at most 64
-    /// MiB in all; larger descriptors take the static choice) and runs the
+    /// programs on buffers of its own shaped like the descriptor's (at most 1
+    /// GiB in all; larger descriptors take the static choice) and runs the
     /// fastest, keeping the choice for descriptors of its class (mode, the
     /// static plan's pipeline key, output size within a power of two). Where
     /// off, the static choice, by the kind of adapter. Results are identical
