@@ -1,9 +1,8 @@
 //! Autotune: the plan a descriptor runs, chosen by timing on the device itself.
 //!
-//! The kind of adapter cannot say which kernel family is fastest for a layout:
-//! on the one GPU revseq has met, the family the GPU tuning chose for the
-//! per-element rows took up to 3.3× the time of the fastest family that
-//! serves them (`docs/performance.md`, 2026-11-27). Every family is exact, so
+//! The kind of adapter cannot say which kernel family is fastest for a layout
+//! (the GPU run in `docs/performance.md` shows the hand-made choice losing to
+//! another family that serves the same rows). Every family is exact, so
 //! where autotune is on ([`Gpu::with_autotune`]) `compile` plans the
 //! descriptor under every profile that can serve it (each family forced, under
 //! either tuning), builds each distinct program, times them on buffers of its
