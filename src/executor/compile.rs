@@ -1,6 +1,6 @@
 //! [`Gpu::compile`](crate::Gpu::compile): a descriptor, validated, becomes a
 //! [`CompiledReverse`]: its program (`src/plan/program.rs`, the plan; where
-//! autotune is on, the fastest of several, `src/executor/autotune.rs`), then on the
+//! autotune is on, the fastest of several, `src/executor/autotune/`), then on the
 //! device a pipeline for each of the program's kernels, from their published
 //! WGSL (`src/executor/pipeline.rs`), the layout uniforms its dispatches bind,
 //! and the scratch buffers and placeholder they bind, where they do.

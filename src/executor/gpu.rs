@@ -35,7 +35,7 @@ struct Inner {
     /// Output bytes of work in one of revseq's own submissions, where bounded.
     submission_bytes: Option<u64>,
     /// Whether `compile` times the plans that can serve a descriptor and runs
-    /// the fastest (`src/executor/autotune.rs`).
+    /// the fastest (`src/executor/autotune/`).
     autotune: bool,
     /// The plans autotune chose, by class of descriptor.
     choices: Choices,
