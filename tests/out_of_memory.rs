@@ -1,6 +1,7 @@
 //! A device that cannot allocate what a run needs: `run` and the in-place run
 //! (which the typed calls run through, after allocating their output on the
-//! host) return `Error::OutOfMemory`, under wgpu's default error
+//! host) and autotune's timing of a new descriptor (which keeps no choice
+//! then) return `Error::OutOfMemory`, under wgpu's default error
 //! handler (which panics on any error that reaches it), and the device goes on
 //! working once memory is back. A binary of its own: it lowers the process's
 //! address-space limit (`RLIMIT_AS`), which a software adapter's allocations
@@ -58,6 +59,16 @@ fn a_device_out_of_memory_is_an_error_and_the_device_goes_on() {
     let in_place = gpu
         .compile_in_place(&ReverseInPlace::new(tensor, lengths, 1))
         .unwrap();
+    // Autotune's candidates built beforehand (their pipelines take the
+    // compiler's memory, which a CPU adapter cannot be short of mid-compile);
+    // the tuning buffers, made after, cannot be.
+    let tuned = gpu.with_autotune(true);
+    let small = {
+        let tensor = TensorDesc::new(DataType::Uint32, &[64, 64]);
+        let lengths = TensorDesc::new(DataType::Uint32, &[64, 1]);
+        ReverseSubsequences::new(tensor.clone(), lengths, tensor, 1)
+    };
+    tuned.compile(&small).unwrap();
     let input = vec![7u8; 256 << 20];
     let mut output = vec![0u8; 256 << 20];
     let length_bytes = vec![3u8; rows as usize * 4];
@@ -66,6 +77,7 @@ fn a_device_out_of_memory_is_an_error_and_the_device_goes_on() {
     let results = [
         ("run", op.run(&input, &length_bytes, &mut output)),
         ("in place", in_place.run(&mut output, &length_bytes)),
+        ("autotune", tuned.compile(&desc).map(|_| ())),
     ];
     limit_address_space(u64::MAX);
     // wgpu's GL backend takes an allocation that fails for a lost device, and
@@ -79,6 +91,10 @@ fn a_device_out_of_memory_is_an_error_and_the_device_goes_on() {
                 || (!cpu && result.is_ok()),
             "{call} beyond the memory left: {result:?}"
         );
+    }
+    // A tuning that failed kept no choice (the small descriptor's alone).
+    if results[2].1.is_err() {
+        assert_eq!(tuned.tuned_classes(), 1);
     }
     // Memory back, the same device runs, or where it was lost, stays lost.
     let out = gpu.reverse_subsequences(&[1u8, 2, 3], &[3], &[2u32], 0);

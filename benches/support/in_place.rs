@@ -11,7 +11,7 @@ use crate::bench::{median, quartiles, Bench, Record};
 use crate::candidates;
 use crate::cli::Args;
 use crate::layouts::{descriptor, host_input, is_onnx, Lengths, LAYOUTS};
-use crate::rows::{candidates_json, Candidate};
+use crate::rows::{candidates_json, tuned_json, Candidate};
 
 /// The share of the tensor's elements a reversal in place moves: both elements of
 /// each lane's `⌊L / 2⌋` pairs, over the tensor (each length serving the lanes
@@ -42,6 +42,8 @@ struct Row {
     copy_kernel_gbps: f64,
     verified: bool,
     candidates: Vec<Candidate>,
+    /// `--candidates`: autotune's plan in place, and its compile's milliseconds.
+    tuned: Option<(Candidate, f64)>,
 }
 
 /// One row: in place, verified, then its time ÷ the copy kernel's and ÷ the
@@ -64,7 +66,17 @@ fn row(
         },
         CompiledInPlace::variant,
     );
-    let all: Vec<&CompiledInPlace> = std::iter::once(compiled).chain(&others).collect();
+    let tuned = bench.tuned.as_ref().map(|gpu| {
+        let start = std::time::Instant::now();
+        let tuned = gpu
+            .compile_in_place(in_place)
+            .expect("compile in place under autotune");
+        (tuned, start.elapsed().as_secs_f64() * 1e3)
+    });
+    let all: Vec<&CompiledInPlace> = std::iter::once(compiled)
+        .chain(&others)
+        .chain(tuned.as_ref().map(|(tuned, _)| tuned))
+        .collect();
     let tensor = bench.storage(tensor_bytes);
     let lengths = bench.storage(length_bytes);
     let ops: Vec<Box<Record>> = all
@@ -126,19 +138,22 @@ fn row(
     };
     let per_round = |op: &[f64], other: &[f64]| median(ratios(op, other));
     let gbps = |rounds: &[f64]| bytes as f64 / median(rounds.to_vec()) / 1e9;
-    let candidates = all
+    let candidate = |((c, times), &verified): ((&&CompiledInPlace, &Vec<f64>), &bool)| Candidate {
+        variant: c.variant().name(),
+        word_bits: c.key().access_bits,
+        op_gbps: gbps(times),
+        per_copy_kernel: per_round(times, kernel_rounds),
+        verified,
+    };
+    let mut candidates: Vec<Candidate> = all
         .iter()
         .zip(&rounds)
         .zip(&verified)
         .skip(1)
-        .map(|((c, times), &verified)| Candidate {
-            variant: c.variant().name(),
-            word_bits: c.key().access_bits,
-            op_gbps: gbps(times),
-            per_copy_kernel: per_round(times, kernel_rounds),
-            verified,
-        })
+        .map(candidate)
         .collect();
+    let tuned_ms = tuned.as_ref().map(|(_, ms)| *ms);
+    let tuned = tuned_ms.map(|ms| (candidates.pop().expect("autotune's plan"), ms));
     Row {
         fill: fill(desc, length_bytes),
         per_copy_kernel: per_round(&rounds[0], kernel_rounds),
@@ -147,6 +162,7 @@ fn row(
         copy_kernel_gbps: gbps(kernel_rounds),
         verified: verified[0],
         candidates,
+        tuned,
     }
 }
 
@@ -222,7 +238,11 @@ pub(crate) fn in_place_table(
                 let length_bytes = lengths.bytes(&desc, &mut rng.clone());
                 let tensors = (&tensor_bytes[..], &length_bytes[..]);
                 let r = row(bench, &desc, &compiled, tensors, copy, args.seconds);
-                all &= r.verified && r.candidates.iter().all(|c| c.verified);
+                all &= r.verified
+                    && r.candidates
+                        .iter()
+                        .chain(r.tuned.as_ref().map(|(c, _)| c))
+                        .all(|c| c.verified);
                 let sizes = format!("{:?} ({})", desc.input.sizes(), desc.axis);
                 println!(
                     "{width:>4}B {layout:<16} {:<6} {:>5.2} {sizes:>20} {variant:>10} {:>11.2} {:>8.2}× {:>11.2}×  {}",
@@ -233,19 +253,24 @@ pub(crate) fn in_place_table(
                     r.per_out_of_place,
                     if r.verified { "yes" } else { "NO" }
                 );
-                for c in &r.candidates {
+                let line = |label: &str, c: &Candidate, note: &str| {
                     println!(
-                        "{:>55} {:>10} {:>11} {:>8.2}× {:>12}  {}",
-                        "",
+                        "{label:>55} {:>10} {:>11} {:>8.2}× {:>12}  {}{note}",
                         c.variant,
                         "",
                         c.per_copy_kernel,
                         "",
                         if c.verified { "yes" } else { "NO" }
                     );
+                };
+                for c in &r.candidates {
+                    line("", c, "");
+                }
+                if let Some((c, ms)) = &r.tuned {
+                    line("autotune:", c, &format!(", compile {ms:.1} ms"));
                 }
                 json.push(format!(
-                    "    {{\"width\": {width}, \"layout\": \"{layout}\", \"lengths\": \"{}\", \"fill\": {:.4}, \"sizes\": {:?}, \"axis\": {}, \"variant\": \"{}\", \"dispatches\": {}, \"copy_kernel_gbps\": {:.4}, \"time_per_copy_kernel\": {:.4}, \"time_per_copy_kernel_quartiles\": [{:.4}, {:.4}], \"time_per_out_of_place\": {:.4}, \"verified\": {}, \"candidates\": {}}}",
+                    "    {{\"width\": {width}, \"layout\": \"{layout}\", \"lengths\": \"{}\", \"fill\": {:.4}, \"sizes\": {:?}, \"axis\": {}, \"variant\": \"{}\", \"dispatches\": {}, \"copy_kernel_gbps\": {:.4}, \"time_per_copy_kernel\": {:.4}, \"time_per_copy_kernel_quartiles\": [{:.4}, {:.4}], \"time_per_out_of_place\": {:.4}, \"verified\": {}, \"candidates\": {}, \"tuned\": {}}}",
                     lengths.name(),
                     r.fill,
                     desc.input.sizes(),
@@ -258,7 +283,8 @@ pub(crate) fn in_place_table(
                     r.per_copy_kernel_quartiles[1],
                     r.per_out_of_place,
                     r.verified,
-                    candidates_json(&r.candidates)
+                    candidates_json(&r.candidates),
+                    tuned_json(r.tuned.as_ref())
                 ));
             }
         }

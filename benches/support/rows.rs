@@ -383,6 +383,17 @@ pub(crate) fn json_string(s: &str) -> String {
     format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""))
 }
 
+/// Autotune's plan and its compile's milliseconds as JSON, `null` without.
+pub(crate) fn tuned_json(tuned: Option<&(Candidate, f64)>) -> String {
+    match tuned {
+        Some((tuned, ms)) => format!(
+            "{{\"candidate\": {}, \"compile_ms\": {ms:.2}}}",
+            candidates_json(std::slice::from_ref(tuned))
+        ),
+        None => "null".into(),
+    }
+}
+
 /// `candidates` as a JSON array.
 pub(crate) fn candidates_json(candidates: &[Candidate]) -> String {
     let items: Vec<String> = candidates
@@ -452,13 +463,7 @@ pub(crate) fn write_json(
                 row.off_rounds[1],
                 row.verified,
                 candidates_json(&row.candidates),
-                match &row.tuned {
-                    Some((tuned, ms)) => format!(
-                        "{{\"candidate\": {}, \"compile_ms\": {ms:.2}}}",
-                        candidates_json(std::slice::from_ref(tuned))
-                    ),
-                    None => "null".into(),
-                }
+                tuned_json(row.tuned.as_ref())
             )
         })
         .collect();

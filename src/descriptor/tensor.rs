@@ -104,6 +104,14 @@ impl TensorDesc {
         u64::try_from(bytes).unwrap_or(u64::MAX)
     }
 
+    /// The same tensor with `size` on dimension `dim`: its strides, where it has
+    /// any, kept.
+    pub(crate) fn with_size(&self, dim: usize, size: u32) -> TensorDesc {
+        let mut resized = self.clone();
+        resized.sizes[dim] = size;
+        resized
+    }
+
     /// Whether every byte of `[0, min_size_in_bytes)` belongs to some element, so
     /// that writing all elements leaves nothing of the range as it was.
     pub(crate) fn is_dense(&self) -> bool {

@@ -10,7 +10,7 @@
 use crate::descriptor::error::Error;
 use crate::descriptor::in_place::ReverseInPlace;
 use crate::descriptor::operator::ReverseSubsequences;
-use crate::executor::autotune;
+use crate::executor::autotune::{self, Descriptor};
 use crate::executor::compiled::CompiledReverse;
 use crate::executor::compiled_in_place::CompiledInPlace;
 use crate::executor::device_lock::Held;
@@ -23,7 +23,7 @@ pub(crate) async fn compile(
     gpu: &Gpu,
     desc: &ReverseSubsequences,
 ) -> Result<CompiledReverse, Error> {
-    autotune::compile(gpu, desc, |target| Program::out_of_place(desc, target)).await
+    autotune::compile(gpu, Descriptor::OutOfPlace(desc.clone())).await
 }
 
 /// [`compile`] in place: the operator from the tensor into itself, planned in
@@ -32,8 +32,7 @@ pub(crate) async fn compile_in_place(
     gpu: &Gpu,
     in_place: &ReverseInPlace,
 ) -> Result<CompiledInPlace, Error> {
-    let desc = in_place.as_operator();
-    let inner = autotune::compile(gpu, &desc, |target| Program::in_place(in_place, target)).await?;
+    let inner = autotune::compile(gpu, Descriptor::InPlace(in_place.clone())).await?;
     Ok(CompiledInPlace {
         desc: in_place.clone(),
         inner,

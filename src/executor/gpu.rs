@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use crate::descriptor::error::Error;
 use crate::executor::adapter::adapter_from_env;
-use crate::executor::autotune::Choices;
+use crate::executor::autotune::{Choices, MAX_TUNING_BYTES};
 use crate::executor::device_lock::{DeviceLock, Held};
 use crate::executor::pipeline::{KernelPipeline, PipelineCache};
 #[cfg(not(target_arch = "wasm32"))]
@@ -37,6 +37,8 @@ struct Inner {
     /// Whether `compile` times the plans that can serve a descriptor and runs
     /// the fastest (`src/executor/autotune/`).
     autotune: bool,
+    /// The most bytes autotune's buffers take together.
+    autotune_bytes: u64,
     /// The plans autotune chose, by class of descriptor.
     choices: Choices,
     /// The family the static choice is forced to where it serves the layout
@@ -56,6 +58,7 @@ struct Settings {
     submission_bytes: Option<u64>,
     forced: Option<Variant>,
     autotune: bool,
+    autotune_bytes: u64,
     static_variant: Option<Variant>,
 }
 
@@ -118,8 +121,10 @@ impl Gpu {
                 // 64-bit integers where the adapter has them: on a CPU adapter
                 // the vector kernels load and store 64-bit words where they pay
                 // (`tuning::access_bits`, `tuning::move_bits`), and the general
-                // kernels divide with one multiply.
-                required_features: adapter.features() & wgpu::Features::SHADER_INT64,
+                // kernels divide with one multiply. Timestamps where it has them:
+                // autotune times the candidates by the device's clock.
+                required_features: adapter.features()
+                    & (wgpu::Features::SHADER_INT64 | wgpu::Features::TIMESTAMP_QUERY),
                 required_limits: adapter.limits(),
                 ..Default::default()
             })
@@ -159,6 +164,7 @@ impl Gpu {
             submission_bytes: default_submission_bytes(&device.adapter_info()),
             forced: None,
             autotune: autotune_by_default(&device.adapter_info()),
+            autotune_bytes: MAX_TUNING_BYTES,
             static_variant: None,
         };
         Gpu::with_device(device, queue, settings)
@@ -233,6 +239,21 @@ impl Gpu {
         self.clone_with(|s| s.autotune = on)
     }
 
+    /// The same device and queue, autotune's buffers taking at most `bytes`
+    /// together (input, lengths and output; [`MAX_TUNING_BYTES`] by default,
+    /// 1 GiB): a descriptor whose tensors take more is timed as the smaller
+    /// descriptor of its layout that fits, its lanes halved
+    /// (`docs/autotune.md`).
+    pub fn with_autotune_bytes(&self, bytes: u64) -> Gpu {
+        self.clone_with(|s| s.autotune_bytes = bytes)
+    }
+
+    /// The most bytes autotune's buffers take together
+    /// ([`Gpu::with_autotune_bytes`]).
+    pub fn autotune_bytes(&self) -> u64 {
+        self.inner.autotune_bytes
+    }
+
     /// Whether `compile` times the candidate plans ([`Gpu::with_autotune`]).
     pub fn autotunes(&self) -> bool {
         self.inner.autotune && cfg!(not(target_arch = "wasm32"))
@@ -299,6 +320,7 @@ impl Gpu {
             submission_bytes: inner.submission_bytes,
             forced: inner.profile.forced,
             autotune: inner.autotune,
+            autotune_bytes: inner.autotune_bytes,
             static_variant: inner.static_variant,
         };
         change(&mut settings);
@@ -323,6 +345,7 @@ impl Gpu {
             submission_bytes,
             forced,
             autotune,
+            autotune_bytes,
             static_variant,
         } = settings;
         let lock = DeviceLock::of(&device);
@@ -349,6 +372,7 @@ impl Gpu {
                 max_binding,
                 submission_bytes,
                 autotune,
+                autotune_bytes,
                 static_variant,
                 choices: Choices::default(),
             }),

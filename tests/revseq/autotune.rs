@@ -130,3 +130,123 @@ fn choices_saved_as_text_are_taken_by_a_later_device_and_stale_ones_ignored() {
         "the header alone"
     );
 }
+
+#[test]
+fn descriptors_past_the_tuning_bound_are_tuned_on_a_smaller_one_of_their_layout() {
+    let bound = 64 << 10;
+    let tuned = gpu().with_autotune(true).with_autotune_bytes(bound);
+    assert_eq!(tuned.autotune_bytes(), bound);
+    assert_eq!(gpu().autotune_bytes(), revseq::MAX_TUNING_BYTES);
+    let mut rng = Rng::new(90);
+    let mut operators = vec![
+        // Packed, the axis in the middle; one dimension alone, the axis.
+        desc(DataType::Float32, &[64, 33, 24], 1, DataType::Uint32, None),
+        desc(DataType::Uint8, &[300_000], 0, DataType::Int64, None),
+    ];
+    // Strided: gaps between the elements.
+    for case in 0..4 {
+        let d = random_strided(&mut rng, case, [2, 3], 60, 2);
+        if d.tensor.min_size_in_bytes() > bound {
+            operators.push(out_of_place(&d));
+        }
+    }
+    assert!(operators.len() > 2, "random descriptors past the bound");
+    for (case, operator) in operators.iter().enumerate() {
+        // A device of its own: its choices start empty.
+        let tuned = tuned.with_autotune(true);
+        let compiled = tuned.compile(operator).unwrap();
+        assert_eq!(tuned.tuned_classes(), 1, "{operator:?}");
+        assert!(serves(compiled.variant(), operator), "{operator:?}");
+        let input = rng.bytes(operator.input.min_size_in_bytes() as usize);
+        let lengths = rng.bytes(operator.sequence_lengths.min_size_in_bytes() as usize);
+        assert_matches_reference_on(&tuned, operator, &input, &lengths);
+        let d = ReverseInPlace::new(
+            operator.input.clone(),
+            operator.sequence_lengths.clone(),
+            operator.axis,
+        );
+        if d.validate().is_ok() {
+            check_on(&tuned, &mut rng, &d, case % 2 == 0);
+            assert_eq!(tuned.tuned_classes(), 2, "{d:?}");
+        }
+    }
+}
+
+#[test]
+fn autotune_times_by_the_devices_timestamps_where_it_has_them_else_by_the_host() {
+    // `Gpu::new` asks for timestamps where the adapter has them.
+    let adapter = pollster::block_on(revseq::adapter_from_env()).unwrap();
+    let timestamps = wgpu::Features::TIMESTAMP_QUERY;
+    assert_eq!(
+        gpu().device().features().contains(timestamps),
+        adapter.features().contains(timestamps)
+    );
+    // A device without them tunes by the host's clock, to the same exact plans.
+    let (device, queue) = pollster::block_on(adapter.request_device(&Default::default())).unwrap();
+    assert!(!device.features().contains(timestamps));
+    let plain = Gpu::from_wgpu(device, queue).with_autotune(true);
+    let mut rng = Rng::new(91);
+    for case in 0..4 {
+        let d = random_strided(&mut rng, case, [1, 4], 9, 3);
+        let operator = out_of_place(&d);
+        let variant = plain.compile(&operator).unwrap().variant();
+        assert!(serves(variant, &operator), "{variant:?} for {operator:?}");
+        let input = rng.bytes(operator.input.min_size_in_bytes() as usize);
+        let lengths = rng.bytes(operator.sequence_lengths.min_size_in_bytes() as usize);
+        assert_matches_reference_on(&plain, &operator, &input, &lengths);
+    }
+    assert!(plain.tuned_classes() > 0);
+}
+
+#[test]
+fn a_device_lost_while_tuning_gives_device_lost_and_keeps_no_choice() {
+    // Timed by the device's timestamps, where it has them, and by the host;
+    // past the bound on odd cases, so tuned on a smaller descriptor.
+    let device = |case: usize| {
+        let gpu = match case % 2 {
+            0 => Gpu::new().unwrap(),
+            _ => crate::support::gpu_with_limits(|_| {}),
+        };
+        gpu.with_autotune(true).with_autotune_bytes(256 << 10)
+    };
+    let operator = |case: usize| {
+        let rows = [64, 8192][case % 2];
+        desc(DataType::Float32, &[rows, 24, 8], 1, DataType::Uint32, None)
+    };
+    // How long each case tunes undisturbed: the loss strikes within it, or
+    // just after.
+    let took: Vec<u64> = (0..2)
+        .map(|case| {
+            let start = std::time::Instant::now();
+            device(case).compile(&operator(case)).unwrap();
+            start.elapsed().as_micros() as u64
+        })
+        .collect();
+    let mut rng = Rng::new(92);
+    let (mut lost, mut tuned) = (0, 0);
+    for case in 0..12 {
+        let (gpu, operator) = (device(case), operator(case));
+        let delay = std::time::Duration::from_micros(rng.below(took[case % 2] * 5 / 4));
+        let result = std::thread::scope(|scope| {
+            scope.spawn(|| {
+                std::thread::sleep(delay);
+                gpu.device().destroy();
+            });
+            gpu.compile(&operator).map(|compiled| compiled.variant())
+        });
+        match result {
+            Ok(variant) => {
+                assert!(serves(variant, &operator), "{variant:?}");
+                assert_eq!(gpu.tuned_classes(), 1);
+                tuned += 1;
+            }
+            Err(revseq::Error::DeviceLost { .. }) => {
+                assert_eq!(gpu.tuned_classes(), 0, "a choice kept from a lost device");
+                lost += 1;
+            }
+            Err(other) => panic!("case {case}: {other}"),
+        }
+    }
+    eprintln!("tuning struck by a loss: {lost} lost, {tuned} finished first");
+    assert!(lost > 0, "no loss struck while tuning");
+}

@@ -24,12 +24,19 @@ use crate::plan::program::Program;
 use crate::plan::target::Target;
 
 mod choices;
+#[cfg(not(target_arch = "wasm32"))]
+mod clock;
+mod descriptor;
 
 pub(crate) use choices::Choices;
+#[cfg(not(target_arch = "wasm32"))]
+use clock::Clock;
+pub(crate) use descriptor::Descriptor;
 
 /// The most bytes the tuning buffers hold together (input, lengths and
-/// output): a larger descriptor takes the static choice.
-pub(crate) const MAX_TUNING_BYTES: u64 = 1 << 30;
+/// output) by default ([`Gpu::with_autotune_bytes`]): a larger descriptor is
+/// timed as a smaller one of its layout.
+pub const MAX_TUNING_BYTES: u64 = 1 << 30;
 
 /// Timed rounds a candidate runs, after one untimed; its time is their median.
 #[cfg(not(target_arch = "wasm32"))]
@@ -83,82 +90,112 @@ impl Class {
     }
 }
 
-/// `desc` compiled on `gpu` (`plan` makes its program for a target, in the
-/// mode it is compiled in): under the static choice where autotune is off or
-/// the descriptor is past [`MAX_TUNING_BYTES`], else under the choice kept for
-/// its class, or the fastest of its candidates, timed now and kept.
-pub(crate) async fn compile(
-    gpu: &Gpu,
-    desc: &ReverseSubsequences,
-    plan: impl Fn(&Target) -> Result<Program, Error>,
-) -> Result<CompiledReverse, Error> {
+/// `descriptor` compiled on `gpu`: under the static choice where autotune is
+/// off, else under the choice kept for its class, or the fastest of its
+/// candidates, timed now and kept. A descriptor whose tensors take more than
+/// [`Gpu::autotune_bytes`] is timed as the smaller one of its layout that fits
+/// ([`Descriptor::within`]), and runs the plan chosen there where that plan
+/// serves it (else the static one).
+pub(crate) async fn compile(gpu: &Gpu, descriptor: Descriptor) -> Result<CompiledReverse, Error> {
     let target = gpu.target();
-    let static_choice = Choice {
-        tuning: target.profile.tuning,
-        // The laboratory's: a family forced on the device, or on its static
-        // choice alone.
-        variant: target.profile.forced.or(gpu.static_variant()),
-    };
-    let program = plan(&static_choice.target(&target))?;
-    let bytes: u64 = [
-        TensorRole::Input,
-        TensorRole::SequenceLengths,
-        TensorRole::Output,
-    ]
-    .map(|role| program.tensor_bytes(role))
-    .iter()
-    .sum();
+    let desc = descriptor.operator();
+    let static_choice = static_choice(gpu, &target);
+    let program = descriptor.plan(&static_choice.target(&target))?;
     // A device forced to one family (the laboratory's) runs that family.
     let forced = target.profile.forced.is_some();
-    if !gpu.autotunes() || forced || program.is_empty() || bytes > MAX_TUNING_BYTES {
-        return build(gpu, desc, program).await;
+    if !gpu.autotunes() || forced || program.is_empty() {
+        return build(gpu, &desc, program).await;
     }
     let class = Class::of(&program);
-    if let Some(choice) = gpu.choices().get(&class) {
-        // A plan the choice cannot make for this descriptor of its class
-        // (none is known) leaves the static one.
-        let program = plan(&choice.target(&target)).unwrap_or(program);
-        return build(gpu, desc, program).await;
+    let choice = match gpu.choices().get(&class) {
+        Some(choice) => choice,
+        None if descriptor.bytes() <= gpu.autotune_bytes() => {
+            let (choice, compiled) = tune(gpu, &descriptor, program).await?;
+            gpu.choices().keep(class, choice);
+            return Ok(compiled);
+        }
+        None => {
+            let Some(smaller) = descriptor.within(gpu.autotune_bytes()) else {
+                return build(gpu, &desc, program).await;
+            };
+            let smaller_program = smaller.plan(&static_choice.target(&target))?;
+            if smaller_program.is_empty() {
+                return build(gpu, &desc, program).await;
+            }
+            let (choice, _) = tune(gpu, &smaller, smaller_program).await?;
+            let compiled =
+                build(gpu, &desc, plan_for(&descriptor, choice, &target, program)).await?;
+            // Kept once all of it succeeded: nothing half-kept.
+            gpu.choices().keep(class, choice);
+            return Ok(compiled);
+        }
+    };
+    build(gpu, &desc, plan_for(&descriptor, choice, &target, program)).await
+}
+
+/// `descriptor`'s program under `choice`, or its static `program` where the
+/// choice, made for its class, cannot plan this descriptor (none is known).
+fn plan_for(descriptor: &Descriptor, choice: Choice, target: &Target, program: Program) -> Program {
+    descriptor.plan(&choice.target(target)).unwrap_or(program)
+}
+
+/// The plan the device makes without timing: its tuning, and the
+/// laboratory's family forced on the device, or on its static choice alone.
+fn static_choice(gpu: &Gpu, target: &Target) -> Choice {
+    Choice {
+        tuning: target.profile.tuning,
+        variant: target.profile.forced.or(gpu.static_variant()),
     }
+}
+
+/// The fastest of `descriptor`'s candidates (`program` is its static plan)
+/// and its choice: every distinct program some profile plans, built and
+/// timed ([`fastest`]).
+async fn tune(
+    gpu: &Gpu,
+    descriptor: &Descriptor,
+    program: Program,
+) -> Result<(Choice, CompiledReverse), Error> {
+    let target = gpu.target();
+    let desc = descriptor.operator();
+    let static_choice = static_choice(gpu, &target);
+    let class = Class::of(&program);
     // Every distinct program some profile plans, the static one first.
-    let mut candidates = vec![(None, program)];
+    let mut candidates = vec![(static_choice, program)];
     for tuning in [Tuning::Cpu, Tuning::Gpu] {
         for variant in std::iter::once(None).chain(Variant::FAMILIES.map(Some)) {
             let choice = Choice { tuning, variant };
-            let Ok(program) = plan(&choice.target(&target)) else {
+            let Ok(program) = descriptor.plan(&choice.target(&target)) else {
                 continue;
             };
             if !candidates.iter().any(|(_, other)| program.same(other)) {
-                candidates.push((Some(choice), program));
+                candidates.push((choice, program));
             }
         }
-    }
-    if candidates.len() == 1 {
-        gpu.choices().keep(class, static_choice);
-        let (_, program) = candidates.swap_remove(0);
-        return build(gpu, desc, program).await;
     }
     let mut compiled = Vec::with_capacity(candidates.len());
     let mut choices = Vec::with_capacity(candidates.len());
     for (choice, program) in candidates {
-        compiled.push(build(gpu, desc, program).await?);
-        choices.push(choice.unwrap_or(static_choice));
+        compiled.push(build(gpu, &desc, program).await?);
+        choices.push(choice);
     }
-    let fastest = fastest(gpu, desc, &compiled).await?;
+    let fastest = match compiled.len() {
+        1 => 0,
+        _ => fastest(gpu, &desc, &compiled).await?,
+    };
     log::debug!(
         "revseq: autotune chose {:?} ({}) of {} plans for {class:?}",
         compiled[fastest].variant(),
         choices[fastest].text(),
         compiled.len()
     );
-    gpu.choices().keep(class, choices[fastest]);
-    Ok(compiled.swap_remove(fastest))
+    Ok((choices[fastest], compiled.swap_remove(fastest)))
 }
 
 /// The index of the fastest of `compiled` (one descriptor's candidates, in
 /// one mode, the static choice first), each timed on the same buffers: the
 /// median of [`ROUNDS`] rounds, the candidates taking turns within each,
-/// every round timed from its submission to the queue's completion; the
+/// every round submitted alone and timed by [`Clock`]; the
 /// static choice unless another beats it by more than [`MARGIN`].
 #[cfg(not(target_arch = "wasm32"))]
 async fn fastest(
@@ -166,7 +203,7 @@ async fn fastest(
     desc: &ReverseSubsequences,
     compiled: &[CompiledReverse],
 ) -> Result<usize, Error> {
-    use std::time::{Duration, Instant};
+    use std::time::Duration;
 
     let context = "timing the candidate plans";
     let first = &compiled[0];
@@ -176,15 +213,14 @@ async fn fastest(
         Mode::InPlace => [&output, &lengths, &output],
     };
     let bindings = buffers.map(|buffer| buffer.as_entire_buffer_binding());
+    let clock = Clock::new(gpu);
     let run = |candidate: &CompiledReverse, repeats: u32| -> Result<Duration, Error> {
-        let mut encoder = gpu.device().create_command_encoder(&Default::default());
-        for _ in 0..repeats {
-            candidate.record_on(&mut encoder, [&bindings[0], &bindings[1], &bindings[2]])?;
-        }
-        let start = Instant::now();
-        gpu.submit([encoder.finish()]);
-        crate::executor::submission::wait_for_queue(gpu.device(), gpu.queue())?;
-        Ok(start.elapsed())
+        clock.time(gpu, |encoder| {
+            for _ in 0..repeats {
+                candidate.record_on(encoder, [&bindings[0], &bindings[1], &bindings[2]])?;
+            }
+            Ok(())
+        })
     };
     // One untimed run each (first use of a pipeline and of the buffers); the
     // slowest of them sets how many runs a round records.
@@ -207,6 +243,15 @@ async fn fastest(
         times[times.len() / 2]
     };
     let medians: Vec<Duration> = times.iter_mut().map(median).collect();
+    log::debug!(
+        "revseq: autotune timed {} plans by the {} clock: {medians:?}",
+        compiled.len(),
+        if clock.on_device() {
+            "device's"
+        } else {
+            "host's"
+        }
+    );
     let fastest = (0..compiled.len()).min_by_key(|&i| medians[i]).unwrap_or(0);
     // The static choice, first, unless another is faster past the noise.
     match medians[0].as_secs_f64() <= medians[fastest].as_secs_f64() * MARGIN {
