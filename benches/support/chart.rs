@@ -2,13 +2,16 @@
 //! rounds (the median, with the rounds' quartiles as whiskers), grouped by
 //! element width and layout, on a log axis with lines at 1.0× (the copy) and at
 //! the 1.11× target; where the run has them, the row in place (lengths uniform,
-//! fill about 50%, and `L = n`), every other family that can serve the row, and
-//! the peers (`benches/gpu-kit/peers.py`), each against its own copy. Drawn from
-//! the benchmark's JSON, so that a kept JSON draws again, as SVG written here:
-//! no plotting dependency.
+//! fill about 50%, and `L = n`), autotune's plan (`--candidates`), every other
+//! family that can serve the row, and the peers (`benches/gpu-kit/peers.py`),
+//! each against its own copy. Drawn from
+//! the benchmark's JSON, so that a kept JSON draws again, as SVG drawn by
+//! plotters.
 
-use std::fmt::Write as _;
-
+use plotters::coord::Shift;
+use plotters::element::DashedPathElement;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 use serde_json::Value;
 
 /// The target every row is held to on a GPU: 90% of the copy kernel's speed.
@@ -19,6 +22,8 @@ pub(crate) const TARGET: f64 = 1.11;
 pub(crate) enum Series {
     /// The operator out of place, as the tuning plans it: one bar per row.
     OutOfPlace,
+    /// Autotune's plan out of place (`--candidates`), in the same rounds.
+    Tuned,
     /// In place, lengths uniform in `[0, n]` (about half the elements move).
     InPlaceHalf,
     /// In place, every length `n`.
@@ -33,38 +38,29 @@ pub(crate) enum Series {
 
 impl Series {
     /// Bars are drawn as bars, the rest as marks on the row's first bar.
-    fn is_bar(self) -> bool {
+    pub(crate) fn is_bar(self) -> bool {
         matches!(
             self,
-            Series::OutOfPlace | Series::InPlaceHalf | Series::InPlaceFull
+            Series::OutOfPlace | Series::Tuned | Series::InPlaceHalf | Series::InPlaceFull
         )
     }
 
-    fn class(self) -> &'static str {
+    pub(crate) fn colour(self) -> RGBColor {
         match self {
-            Series::OutOfPlace => "bar out-of-place",
-            Series::InPlaceHalf => "bar in-place-half",
-            Series::InPlaceFull => "bar in-place-full",
-            Series::Candidate => "mark candidate",
-            Series::Gather => "mark gather",
-            Series::OnnxRuntime => "mark onnx-runtime",
+            Series::OutOfPlace => RGBColor(0x34, 0x65, 0xa4),
+            Series::Tuned => RGBColor(0x72, 0x9f, 0xcf),
+            Series::InPlaceHalf => RGBColor(0x73, 0xd2, 0x16),
+            Series::InPlaceFull => RGBColor(0x4e, 0x9a, 0x06),
+            Series::Candidate => RGBColor(0x55, 0x57, 0x53),
+            Series::Gather => RGBColor(0xf5, 0x79, 0x00),
+            Series::OnnxRuntime => RGBColor(0x75, 0x50, 0x7b),
         }
     }
 
-    fn colour(self) -> &'static str {
-        match self {
-            Series::OutOfPlace => "#3465a4",
-            Series::InPlaceHalf => "#73d216",
-            Series::InPlaceFull => "#4e9a06",
-            Series::Candidate => "#555753",
-            Series::Gather => "#f57900",
-            Series::OnnxRuntime => "#75507b",
-        }
-    }
-
-    fn legend(self) -> &'static str {
+    pub(crate) fn legend(self) -> &'static str {
         match self {
             Series::OutOfPlace => "revseq, out of place",
+            Series::Tuned => "autotune's plan, out of place",
             Series::InPlaceHalf => "in place, lengths uniform in [0, n]",
             Series::InPlaceFull => "in place, every length n",
             Series::Candidate => "another family, forced",
@@ -73,8 +69,9 @@ impl Series {
         }
     }
 
-    const ALL: [Series; 6] = [
+    pub(crate) const ALL: [Series; 7] = [
         Series::OutOfPlace,
+        Series::Tuned,
         Series::InPlaceHalf,
         Series::InPlaceFull,
         Series::Candidate,
@@ -142,6 +139,15 @@ impl Chart {
                 quartiles: quartiles(&row),
                 note: text(&row, "variant").to_string(),
             }];
+            let tuned = &row["tuned"]["candidate"][0];
+            if let Some(ratio) = number(tuned, "time_per_copy_kernel") {
+                marks.push(Mark {
+                    series: Series::Tuned,
+                    ratio,
+                    quartiles: None,
+                    note: text(tuned, "variant").to_string(),
+                });
+            }
             for c in row["candidates"].as_array().unwrap_or(&empty) {
                 marks.push(Mark {
                     series: Series::Candidate,
@@ -231,13 +237,14 @@ impl Chart {
         }
     }
 
-    /// The chart as an SVG document.
+    /// The chart as an SVG document, drawn by plotters: a horizontal bar a
+    /// bar series of each row, its whisker the rounds' quartiles, the other
+    /// series as marks on the row's first bar, a log axis in powers of two,
+    /// and the lines at the copy and the target.
     pub(crate) fn svg(&self) -> String {
-        const LEFT: f64 = 300.0;
-        const PLOT: f64 = 620.0;
-        const TOP: f64 = 96.0;
-        const BAR: f64 = 7.0;
-        let finite = |m: &&Mark| m.ratio.is_finite() && m.ratio > 0.0;
+        const WIDTH: u32 = 1000;
+        const LABELS: u32 = 300;
+        const SLOT: u32 = 13;
         // Each mark's reach: its ratio, and its quartiles where kept.
         let spans: Vec<[f64; 2]> = self
             .rows
@@ -250,161 +257,203 @@ impl Chart {
             .collect();
         let most = spans.iter().map(|s| s[1]).fold(2.0, f64::max);
         let least = spans.iter().map(|s| s[0]).fold(0.5, f64::min);
-        // The axis from the power of two at or below the least ratio.
+        // From the power of two at or below the least ratio.
         let floor = 2f64.powi(least.log2().floor() as i32);
-        let (lo, hi) = (floor.ln(), (most * 1.2).max(2.0).ln());
-        let x = |ratio: f64| LEFT + (ratio.max(floor).ln() - lo) / (hi - lo) * PLOT;
-        let bars = |r: &ChartRow| r.marks.iter().filter(|m| m.series.is_bar()).count().max(1);
-        let band = |r: &ChartRow| bars(r) as f64 * (BAR + 2.0) + 8.0;
-        let height = TOP + self.rows.iter().map(band).sum::<f64>() + 40.0;
-        let width = LEFT + PLOT + 40.0;
+        let ceiling = (most * 1.2).max(2.0);
+        let present: Vec<Series> = Series::ALL
+            .into_iter()
+            .filter(|&s| {
+                self.rows
+                    .iter()
+                    .any(|r| r.marks.iter().any(|m| m.series == s))
+            })
+            .collect();
+        // Slots, top down: each row's bars and a gap, then room for the
+        // legend below the last row, where no bar reaches.
+        let rows_slots: usize = self.rows.iter().map(|r| bars(r) + 1).sum();
+        // The legend: a line of about 20 pixels an entry, the copy and the
+        // target among them.
+        let legend = ((present.len() + 2) * 20 + 24).div_ceil(SLOT as usize);
+        let slots = rows_slots + legend;
+        let height = 60 + SLOT * slots as u32 + 40;
+
         let mut svg = String::new();
-        let _ = writeln!(
-            svg,
-            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width:.0}\" height=\"{height:.0}\" \
-             viewBox=\"0 0 {width:.0} {height:.0}\" font-family=\"sans-serif\" font-size=\"11\">"
-        );
-        let _ = writeln!(
-            svg,
-            "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n<text x=\"10\" y=\"18\" \
-             font-size=\"14\" font-weight=\"bold\">{}</text>\n<text x=\"10\" y=\"36\">{}</text>",
-            escape(&self.title),
-            escape(&self.subtitle)
-        );
-        // The legend: only what the chart has.
-        let mut at = 10.0;
-        for series in Series::ALL {
-            if !self
-                .rows
-                .iter()
-                .any(|r| r.marks.iter().any(|m| m.series == series))
-            {
-                continue;
-            }
-            let _ = writeln!(
-                svg,
-                "<rect x=\"{at:.0}\" y=\"48\" width=\"10\" height=\"10\" fill=\"{}\"/><text x=\"{:.0}\" y=\"57\">{}</text>",
-                series.colour(),
-                at + 14.0,
-                escape(series.legend())
-            );
-            at += 24.0 + 6.2 * series.legend().chars().count() as f64;
+        {
+            let root = SVGBackend::with_string(&mut svg, (WIDTH, height)).into_drawing_area();
+            let drawn = self.draw_on(&root, [floor, ceiling], slots as f64, &present, LABELS);
+            drawn.expect("plotters draws into a string");
+            root.present().expect("plotters writes into a string");
         }
-        // The axis: ticks at powers of two, the copy and the target.
-        let bottom = height - 34.0;
-        let mut tick = floor;
-        while tick <= most * 1.2 {
-            let tx = x(tick);
-            let _ = writeln!(
-                svg,
-                "<line x1=\"{tx:.1}\" y1=\"{TOP:.0}\" x2=\"{tx:.1}\" y2=\"{bottom:.1}\" stroke=\"#d3d7cf\"/>\
-                 <text x=\"{tx:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{tick}×</text>",
-                bottom + 14.0
-            );
-            tick *= 2.0;
-        }
-        for (ratio, class, dash, label) in [
-            (1.0, "reference copy", "", "copy kernel 1.0×"),
-            (
-                TARGET,
-                "reference target",
-                " stroke-dasharray=\"4 3\"",
-                "target 1.11×",
-            ),
-        ] {
-            let rx = x(ratio);
-            let _ = writeln!(
-                svg,
-                "<line class=\"{class}\" x1=\"{rx:.1}\" y1=\"{:.0}\" x2=\"{rx:.1}\" y2=\"{bottom:.1}\" \
-                 stroke=\"#cc0000\"{dash}/><text x=\"{:.1}\" y=\"{:.0}\" fill=\"#cc0000\">{label}</text>",
-                TOP - 16.0,
-                rx + 3.0,
-                TOP - 18.0 + if ratio == 1.0 { 0.0 } else { 10.0 },
-            );
-        }
-        let mut y = TOP;
+        svg
+    }
+
+    /// Draws the chart on `root`: `[floor, ceiling]` the axis, `slots` the
+    /// bar slots from the top, `present` the series to name in the legend,
+    /// `labels` the width of the rows' labels.
+    fn draw_on(
+        &self,
+        root: &DrawingArea<SVGBackend<'_>, Shift>,
+        [floor, ceiling]: [f64; 2],
+        slots: f64,
+        present: &[Series],
+        labels: u32,
+    ) -> Result<(), Box<dyn std::error::Error + '_>> {
+        root.fill(&WHITE)?;
+        root.draw(&Text::new(
+            self.title.clone(),
+            (10, 8),
+            ("sans-serif", 18).into_font().style(FontStyle::Bold),
+        ))?;
+        root.draw(&Text::new(
+            self.subtitle.clone(),
+            (10, 32),
+            ("sans-serif", 14),
+        ))?;
+        let mut chart = ChartBuilder::on(root)
+            .margin_top(56)
+            .margin_right(30)
+            .x_label_area_size(36)
+            .y_label_area_size(labels)
+            .build_cartesian_2d((floor..ceiling).log_scale().base(2.0), 0.0..slots)?;
+        chart
+            .configure_mesh()
+            .disable_y_mesh()
+            .max_light_lines(0)
+            .y_labels(0)
+            .x_desc("time ÷ the copy kernel's (log scale)")
+            .x_label_formatter(&|v| format!("{v}×"))
+            .label_style(("sans-serif", 14))
+            .draw()?;
+        // Slot `i` from the top spans `slots - i - 1 .. slots - i`.
+        let top = |slot: usize| slots - slot as f64;
+        let mut slot = 0;
         let mut last_width = None;
         for row in &self.rows {
-            if last_width != Some(row.width) && last_width.is_some() {
-                let _ = writeln!(
-                    svg,
-                    "<line x1=\"10\" y1=\"{y:.1}\" x2=\"{:.0}\" y2=\"{y:.1}\" stroke=\"#888a85\"/>",
-                    LEFT + PLOT
-                );
+            let start = slot;
+            if last_width.is_some_and(|w| w != row.width) {
+                let y = top(slot) + 0.5;
+                chart.draw_series(LineSeries::new(
+                    [(floor, y), (ceiling, y)],
+                    RGBColor(0x88, 0x8a, 0x85).stroke_width(1),
+                ))?;
             }
             last_width = Some(row.width);
             let first = row.marks.first().map_or("", |m| m.note.as_str());
-            let _ = writeln!(
-                svg,
-                "<text x=\"{:.0}\" y=\"{:.1}\" text-anchor=\"end\">{} B {} ({})</text>",
-                LEFT - 6.0,
-                y + BAR + 4.0,
-                row.width,
-                escape(&row.layout),
-                escape(first)
-            );
-            let mut bar_y = y + 4.0;
-            let first_bar_y = bar_y;
+            let at = chart.backend_coord(&(floor, top(slot) - 0.5));
+            root.draw(&Text::new(
+                format!("{} B {} ({first})", row.width, row.layout),
+                (at.0 - 8, at.1),
+                TextStyle::from(("sans-serif", 14).into_font())
+                    .pos(Pos::new(HPos::Right, VPos::Center)),
+            ))?;
+            let first_bar = top(slot) - 0.5;
             for mark in row
                 .marks
                 .iter()
                 .filter(|m| m.series.is_bar())
                 .filter(finite)
             {
-                let w = (x(mark.ratio) - LEFT).max(1.0);
-                let _ = writeln!(
-                    svg,
-                    "<rect class=\"{}\" x=\"{LEFT:.0}\" y=\"{bar_y:.1}\" width=\"{w:.1}\" height=\"{BAR:.0}\" \
-                     fill=\"{}\"><title>{} {}: {:.2}× ({})</title></rect>",
-                    mark.series.class(),
-                    mark.series.colour(),
-                    row.width,
-                    escape(&row.layout),
-                    mark.ratio,
-                    escape(&mark.note)
-                );
+                let (y0, y1) = (top(slot) - 0.9, top(slot) - 0.1);
+                chart.draw_series(std::iter::once(Rectangle::new(
+                    [(floor, y0), (mark.ratio, y1)],
+                    mark.series.colour().filled(),
+                )))?;
                 if let Some([q1, q3]) = mark.quartiles {
-                    let my = bar_y + BAR / 2.0;
-                    let _ = writeln!(
-                        svg,
-                        "<line class=\"spread\" x1=\"{:.1}\" y1=\"{my:.1}\" x2=\"{:.1}\" y2=\"{my:.1}\" stroke=\"black\"/>",
-                        x(q1),
-                        x(q3)
-                    );
+                    chart.draw_series(std::iter::once(ErrorBar::new_horizontal(
+                        top(slot) - 0.5,
+                        q1,
+                        mark.ratio,
+                        q3,
+                        BLACK.stroke_width(1),
+                        6,
+                    )))?;
                 }
-                bar_y += BAR + 2.0;
+                slot += 1;
             }
+            slot = start + bars(row) + 1;
             for mark in row
                 .marks
                 .iter()
                 .filter(|m| !m.series.is_bar())
                 .filter(finite)
             {
-                let (mx, my) = (x(mark.ratio), first_bar_y + BAR / 2.0);
-                let _ = writeln!(
-                    svg,
-                    "<path class=\"{}\" d=\"M{:.1} {:.1} l4 4 l-4 4 l-4 -4 z\" fill=\"{}\" stroke=\"white\" \
-                     stroke-width=\"0.5\"><title>{}: {:.2}×</title></path>",
-                    mark.series.class(),
-                    mx,
-                    my - 4.0,
-                    mark.series.colour(),
-                    escape(&mark.note),
-                    mark.ratio
-                );
+                let style = mark.series.colour().filled();
+                let point = (mark.ratio, first_bar);
+                match mark.series {
+                    Series::Candidate => {
+                        chart.draw_series(std::iter::once(TriangleMarker::new(point, 5, style)))?
+                    }
+                    Series::Gather => {
+                        chart.draw_series(std::iter::once(Circle::new(point, 4, style)))?
+                    }
+                    _ => chart.draw_series(std::iter::once(Cross::new(
+                        point,
+                        5,
+                        style.stroke_width(2),
+                    )))?,
+                };
             }
-            y += band(row);
         }
-        svg.push_str("</svg>\n");
-        svg
+        // The copy and the target, with their labels at the top.
+        for (ratio, label, dashed) in [
+            (1.0, "copy kernel 1.0×".to_string(), false),
+            (TARGET, format!("target {TARGET}×"), true),
+        ] {
+            let line = [(ratio, 0.0), (ratio, slots)];
+            let style = RED.stroke_width(1);
+            match dashed {
+                false => chart.draw_series(LineSeries::new(line, style))?,
+                true => chart.draw_series(DashedLineSeries::new(line, 4, 3, style))?,
+            }
+            .label(label)
+            .legend(move |(x, y)| {
+                let (dash, gap) = if dashed { (4, 3) } else { (14, 0) };
+                DashedPathElement::new([(x, y), (x + 14, y)], dash, gap, RED.stroke_width(1))
+            });
+        }
+        for &series in present {
+            let style = series.colour().filled();
+            chart
+                .draw_series(std::iter::empty::<Rectangle<(f64, f64)>>())?
+                .label(series.legend())
+                .legend(
+                    move |(x, y)| -> DynElement<'static, SVGBackend<'_>, (i32, i32)> {
+                        match series {
+                            Series::Candidate => {
+                                TriangleMarker::new((x + 5, y), 5, style).into_dyn()
+                            }
+                            Series::Gather => Circle::new((x + 5, y), 4, style).into_dyn(),
+                            Series::OnnxRuntime => {
+                                Cross::new((x + 5, y), 5, style.stroke_width(2)).into_dyn()
+                            }
+                            _ => Rectangle::new([(x, y - 5), (x + 10, y + 5)], style).into_dyn(),
+                        }
+                    },
+                );
+        }
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::LowerRight)
+            .background_style(WHITE)
+            .border_style(BLACK)
+            .label_font(("sans-serif", 14))
+            .draw()?;
+        Ok(())
     }
 }
 
-/// `s` as XML text.
-fn escape(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
+/// The bar slots a row takes.
+fn bars(row: &ChartRow) -> usize {
+    row.marks
+        .iter()
+        .filter(|m| m.series.is_bar())
+        .count()
+        .max(1)
+}
+
+/// Whether a mark has a ratio to draw.
+fn finite(mark: &&Mark) -> bool {
+    mark.ratio.is_finite() && mark.ratio > 0.0
 }
 
 /// Reads the benchmark JSON at `bench` (and the peers' at `peers`) and writes
@@ -422,18 +471,6 @@ pub(crate) fn draw(bench: &str, peers: Option<&str>, svg: &str) {
 
 /// Today's date in UTC, as the chart's title gives it: `2026-12-01`.
 pub(crate) fn today() -> String {
-    let days = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs() / 86_400) as i64;
-    // Howard Hinnant's days-to-civil.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!("{year:04}-{month:02}-{day:02}")
+    let now = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
+    now[..10].to_string()
 }
