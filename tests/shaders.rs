@@ -166,23 +166,25 @@ fn each_file_is_pasted_once_and_says_what_it_imports() {
     let wgsl = source.wgsl();
     // Imported by several files, pasted once.
     assert_eq!(
-        wgsl.matches("// ---- shaders/shared/params.wgsl").count(),
+        wgsl.matches("// ---- src/kernels/shared/params.wgsl")
+            .count(),
         1
     );
     assert_eq!(
-        wgsl.matches("// ---- shaders/shared/lengths.wgsl").count(),
+        wgsl.matches("// ---- src/kernels/shared/lengths.wgsl")
+            .count(),
         1
     );
     assert!(!wgsl.contains("#import"));
     // The storage slot holds the storage the key names.
     assert!(wgsl.contains(match source.storage {
-        Storage::Vec4 => "// ---- shaders/shared/storage_vec4.wgsl",
-        Storage::U64 => "// ---- shaders/shared/storage_u64.wgsl",
-        Storage::Words => "// ---- shaders/shared/storage_words.wgsl",
-        Storage::Vec2 => "// ---- shaders/shared/storage_vec2.wgsl",
+        Storage::Vec4 => "// ---- src/kernels/shared/storage_vec4.wgsl",
+        Storage::U64 => "// ---- src/kernels/shared/storage_u64.wgsl",
+        Storage::Words => "// ---- src/kernels/shared/storage_words.wgsl",
+        Storage::Vec2 => "// ---- src/kernels/shared/storage_vec2.wgsl",
     }));
     // The trace build records every access the storage functions make.
     let traced = source.traced_wgsl();
-    assert!(traced.contains("// ---- shaders/trace/record.wgsl"));
+    assert!(traced.contains("// ---- src/kernels/trace/record.wgsl"));
     assert!(traced.contains("trace_access(TRACE_LOAD | TRACE_INPUT"));
 }

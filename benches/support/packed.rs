@@ -1,5 +1,5 @@
 //! A descriptor of packed tensors, shared by the benchmark and the tests
-//! (`tests/revseq/variants.rs`).
+//! (`tests/revseq/variants/`).
 
 use revseq::{DataType, ReverseSubsequences, TensorDesc};
 

@@ -94,7 +94,8 @@ impl PipelineKey {
     }
 
     /// Whether the kernel writes through its input binding: in place across
-    /// windows, where it is a second window of the tensor (`src/executor/bindings.rs`).
+    /// windows, where it is a second window of the tensor (`Dispatch::bindings`,
+    /// `src/plan/dispatch.rs`).
     pub(crate) fn writes_input(&self) -> bool {
         self.walk == Walk::Across
     }

@@ -262,9 +262,9 @@ impl Source {
         if !seen.insert(file.to_string()) {
             return;
         }
-        // The heading names the file in the shaders' own tree, as `#import`
-        // does (`shaders/rows/rows.wgsl` is `src/kernels/rows/rows.wgsl`).
-        wgsl.push_str(&format!("// ---- shaders/{file}.wgsl\n"));
+        // The heading names the file in the repository, where `#import`
+        // names it from `src/kernels/`.
+        wgsl.push_str(&format!("// ---- src/kernels/{file}.wgsl\n"));
         for line in text.lines() {
             let body = line.trim_start();
             if let Some(import) = body.strip_prefix("#import ") {

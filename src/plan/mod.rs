@@ -213,7 +213,7 @@ fn widths(desc: &ReverseSubsequences) -> [u64; 3] {
     [element_bytes, length_bytes, element_bytes].map(u64::from)
 }
 
-/// `family` fitted to `dispatch`'s piece, where it runs it from a
+/// `family` fitted to `piece`, where it runs it from a
 /// vector-aligned start: the whole axis in one window, or a windowed pair the
 /// plan walks.
 fn fit(family: Plan, piece: &Piece, element_bytes: u32, profile: &Profile) -> Option<Plan> {
@@ -229,7 +229,7 @@ fn fit(family: Plan, piece: &Piece, element_bytes: u32, profile: &Profile) -> Op
     ((piece.whole || pairs) && aligned(piece.shifts[0]) && aligned(piece.shifts[2])).then_some(plan)
 }
 
-/// The pipeline key of `plan` on `dispatch`.
+/// The pipeline key of `plan` on `piece`.
 fn key_of(desc: &ReverseSubsequences, plan: &Plan, piece: &Piece) -> PipelineKey {
     let fields = plan.fields();
     let lengths = desc.sequence_lengths.data_type();

@@ -30,7 +30,7 @@
 // unrolls, lives in scratch memory on lavapipe, each access a loop over the group.
 #import shared/element_lengths
 
-// In place (`src/in_place.rs`): the column is read through the output binding,
+// In place (`docs/in-place.md`): the column is read through the output binding,
 // where it is written, and only its rows below the longest of its lengths move.
 // An invocation holds its whole column before it stores any of it, and owns it,
 // so the reversal is exact in place too.

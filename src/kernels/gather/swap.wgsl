@@ -1,4 +1,4 @@
-// `gather` in place on a CPU adapter (`src/in_place.rs`): the length changes along
+// `gather` in place on a CPU adapter (`docs/in-place.md`): the length changes along
 // the contiguous innermost dimension, so each element of a vector column is a lane
 // of its own. One invocation owns a vector column of a run over the whole axis and
 // walks its positions while any of its lanes has a pair there: the vector at `t`

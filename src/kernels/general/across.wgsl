@@ -1,4 +1,4 @@
-// In place across windows (`src/window/across.rs`): which pairs an invocation of
+// In place across windows (`src/plan/cut/across.rs`): which pairs an invocation of
 // `general/swap_pairs.wgsl` or `swap_pairs_subwords.wgsl` swaps. A dispatch swaps
 // the pairs of one block whose front position t lies in [axis_start, axis_start +
 // sizes[0]), bound at the output binding, and whose back position L - 1 - t lies

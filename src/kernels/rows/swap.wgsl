@@ -1,4 +1,4 @@
-// `rows` in place on a CPU adapter (`src/in_place.rs`): one invocation walks one
+// `rows` in place on a CPU adapter (`docs/in-place.md`): one invocation walks one
 // row from both ends, reversing the prefix of L elements where it lies, 16-byte
 // vectors at a time. With LB = L bytes, q = LB / 16 and s = LB mod 16, the
 // vectors the prefix touches are built as `rows/rows.wgsl` builds an output

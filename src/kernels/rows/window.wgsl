@@ -1,4 +1,4 @@
-// `rows` over lanes longer than a window (`src/window/`): a piece of one lane's
+// `rows` over lanes longer than a window (`src/plan/cut/`): a piece of one lane's
 // output, its vectors [o0, o1), runs once with each input window that may hold its
 // sources. A window owns the lane's source vectors [v0, v1) and binds one more.
 // The lane's length, read here, decides which output vectors a window's sources

@@ -47,7 +47,7 @@ fn main(
     let first = first_vector(split.remainder, interleave);
     // A windowed dispatch may hold a part of the axis from `axis_start` on, and
     // input windows of whole axis positions: it copies only the runs whose source
-    // position its input binding holds (`src/window/`). One dispatch of the
+    // position its input binding holds (`src/plan/cut/`). One dispatch of the
     // whole tensor holds every position and source.
     let s = mirrored(params.axis_start + o.t, len);
     let source = windowed_source(o.in_offset - params.in_shift, s, in_stride_at(AXIS));
@@ -71,7 +71,7 @@ fn copy_vectors(src_run: u32, dst_run: u32, first: u32, interleave: u32) {
 }
 
 // What a lane of length `len` moves in a windowed pair: a piece of positions
-// [a0, a1) and an input window of positions [lo, hi) (`src/window/`).
+// [a0, a1) and an input window of positions [lo, hi) (`src/plan/cut/`).
 // Reversed, output T < len reads len - 1 - T, in [lo, hi) for T in [r0, r1) =
 // [len - hi, len - lo); copied, T >= len reads T, for T in [c0, c1). A range
 // whose end is not past its start is empty.

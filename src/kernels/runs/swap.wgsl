@@ -1,4 +1,4 @@
-// `runs` in place (`src/in_place.rs`): the length does not change along the
+// `runs` in place (`docs/in-place.md`): the length does not change along the
 // contiguous innermost dimension, so a lane's pair of positions `t`, `L - 1 - t`
 // is a pair of whole runs, swapped vector for vector. Each invocation takes STEPS
 // vectors of its lane's runs (`runs/interleave.wgsl`) and the positions of its

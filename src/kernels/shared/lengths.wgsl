@@ -31,7 +31,7 @@ fn lane_length(index: u32, n: u32) -> u32 {
 // `lane_length` with `index` clamped into the lengths binding, for the kernels
 // that run staged pieces (`general/elements`, `general/subwords`, and `gather`
 // and `columns` through `shared/element_lengths`). A staged piece's last run is
-// padded to whole vectors in scratch (`src/window/staged.rs`), and the padding's
+// padded to whole vectors in scratch (`src/plan/cut/staged.rs`), and the padding's
 // elements have no lengths in the piece's window: they read another element's,
 // which does, since their output stays in scratch. Every other index is inside
 // the binding already. The binding holds at least one length.

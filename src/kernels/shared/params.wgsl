@@ -1,4 +1,4 @@
-// The layout uniform every kernel reads (`src/params.rs` is its Rust twin), the
+// The layout uniform every kernel reads (`src/kernels/params.rs` is its Rust twin), the
 // folded dispatch index, the divisions by layout sizes, and the mirror.
 #import mul_high
 
@@ -9,7 +9,7 @@ override RANK: u32;
 override AXIS: u32;
 override WORKGROUP_SIZE: u32 = 256u;
 
-// A divisor of per-invocation values (`src/divisor.rs`): `divide` multiplies by
+// A divisor of per-invocation values (`src/kernels/divisor.rs`): `divide` multiplies by
 // `magic` instead, because a CPU adapter divides a SIMD group's values one by one.
 struct Divisor {
     value: u32,
@@ -31,7 +31,7 @@ struct Params {
     out_stride_divisors: array<Divisor, 8>,
     // Invocations with work to do.
     count: u32,
-    // Windowed dispatch (`src/window/`): elements from the start of each binding
+    // Windowed dispatch (`src/plan/cut/`): elements from the start of each binding
     // to this dispatch's piece of the tensors. The input's wraps (mod 2^32) where
     // the binding starts past the piece; added to an offset inside the binding,
     // the sum is exact.
@@ -59,7 +59,7 @@ struct Params {
     // each position; 0 where each invocation walks one run.
     lanes: u32,
     // The dispatch's first workgroup, where revseq runs one dispatch in parts
-    // (`src/submission.rs`); 0 otherwise.
+    // (`src/executor/submission.rs`); 0 otherwise.
     first_group: u32,
     // In place across windows (`general/across.wgsl`): the front positions
     // an invocation walks, and 1 where the pairs' back ends lie in the input
@@ -97,7 +97,7 @@ fn len_stride_at(d: u32) -> u32 {
     return params.len_strides[d >> 2u][d & 3u];
 }
 
-// `n / d.value`, by Granlund and Montgomery's method (`src/divisor.rs`), exact for
+// `n / d.value`, by Granlund and Montgomery's method (`src/kernels/divisor.rs`), exact for
 // every 32-bit `n`.
 fn divide(n: u32, d: Divisor) -> u32 {
     let t = mul_high(n, d.magic);

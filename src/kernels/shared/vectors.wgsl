@@ -12,7 +12,7 @@
 // Bytes per element: 1, 2, 4, 8 or 16.
 override ELEM_BYTES: u32;
 // Vectors of a row or run, or positions along the axis, each invocation takes
-// (`src/tuning/`): several on a CPU adapter, where an invocation's loop reuses
+// (`src/kernels/tuning/`): several on a CPU adapter, where an invocation's loop reuses
 // what it loaded, one or a few on a GPU.
 override STEPS: u32;
 
@@ -32,7 +32,7 @@ struct Outer {
 }
 
 fn outer(index: u32, whole_axis: bool) -> Outer {
-    // Windowed dispatches (`src/window/`): offsets from the start of each binding.
+    // Windowed dispatches (`src/plan/cut/`): offsets from the start of each binding.
     var o = Outer(params.out_shift, params.in_shift, params.len_shift, 0u);
     var rem = index;
     // Dimensions RANK-2 down to 0; the outermost takes what is left, undivided.

@@ -1,7 +1,7 @@
-// The trace build only (`src/trace.rs`): every access the kernels make to the
+// The trace build only (`src/lab/trace.rs`): every access the kernels make to the
 // tensors goes through the storage and lengths functions, whose `#trace` lines
 // call `trace_access` or `trace_part` here, and it appends a record for the
-// workgroups of a sample: for the SIMT model (`src/simt.rs`), and for the bounds
+// workgroups of a sample: for the SIMT model (`src/lab/simt.rs`), and for the bounds
 // test (`tests/bounds.rs`), which traces every workgroup. The normal build's WGSL
 // has none of this: the preprocessor drops every `#trace` line there.
 
@@ -21,7 +21,7 @@ const TRACE_WAITS: u32 = 8u;
 // the kernel used on its binding's array, bytes | kind << 8 | element bytes << 16
 // | offset in the element << 24). The index is recorded as the kernel computed
 // it, not as a byte address that a u32 multiply could wrap: the host multiplies
-// in 64 bits (`src/trace.rs`), so an index past the binding shows as one.
+// in 64 bits (`src/lab/trace.rs`), so an index past the binding shows as one.
 struct Trace {
     count: atomic<u32>,
     records: array<vec4<u32>>,
