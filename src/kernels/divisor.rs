@@ -44,11 +44,17 @@ impl Divisor {
         }
     }
 
+    /// The divisor.
+    #[cfg(test)]
+    pub(crate) fn value(self) -> u32 {
+        self.value
+    }
+
     /// `n / d` as `divide` in `src/kernels/shared/params.wgsl` computes it, with the
     /// 16-bit partial products of `mul_high_halves.wgsl` (`mul_high_u64.wgsl`'s
     /// 64-bit product is exact); the tests hold it to Rust's division.
     #[cfg(test)]
-    fn divide(self, n: u32) -> u32 {
+    pub(crate) fn divide(self, n: u32) -> u32 {
         if self.value == 1 {
             return n;
         }

@@ -68,6 +68,13 @@ impl Dispatch {
         }
     }
 
+    /// Its layout uniform: the host's twin of a kernel reads it
+    /// (`src/plan/across_twin.rs`).
+    #[cfg(test)]
+    pub(crate) fn params(&self) -> &Params {
+        &self.params
+    }
+
     /// Bytes of its window of the output, or in place of the tensor: what its
     /// workgroups visit.
     pub(crate) fn output_bytes(&self) -> u64 {

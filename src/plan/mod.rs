@@ -250,6 +250,9 @@ fn key_of(desc: &ReverseSubsequences, plan: &Plan, piece: &Piece) -> PipelineKey
 }
 
 #[cfg(test)]
+mod across_twin;
+
+#[cfg(test)]
 mod tests {
     use super::*;
     use crate::descriptor::dtype::DataType;
