@@ -23,16 +23,7 @@ use crate::plan::target::Target;
 
 /// A target of `tuning` binding `bytes` at a time, on a 32-byte alignment.
 fn small(tuning: Tuning, bytes: u64) -> Target {
-    let limits = wgpu::Limits {
-        max_buffer_size: 1 << 34,
-        min_storage_buffer_offset_alignment: 32,
-        ..wgpu::Limits::default()
-    };
-    let kind = match tuning {
-        Tuning::Cpu => wgpu::DeviceType::Cpu,
-        Tuning::Gpu => wgpu::DeviceType::DiscreteGpu,
-    };
-    Target::new(limits, kind).with_max_binding(bytes)
+    super::tests::small(tuning).with_max_binding(bytes)
 }
 
 /// xorshift64*: the same draws on every run.

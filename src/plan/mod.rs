@@ -278,7 +278,7 @@ mod tests {
     }
 
     /// A target of `tuning` binding 4 KiB at a time, on a 32-byte alignment.
-    fn small(tuning: Tuning) -> Target {
+    pub(super) fn small(tuning: Tuning) -> Target {
         let limits = wgpu::Limits {
             max_buffer_size: 1 << 34,
             min_storage_buffer_offset_alignment: 32,
