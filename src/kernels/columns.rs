@@ -7,6 +7,7 @@
 //! the same, each column read where it is written and moved only below the
 //! longest of its lengths.
 
+use super::same_along_runs;
 use super::Variant;
 use super::{
     family_keys, reverses_rows, vector_constants, Family, Fields, PipelineKey, VectorLayout, Walk,
@@ -33,6 +34,10 @@ pub(crate) struct Plan {
 }
 
 impl Family for Plan {
+    fn offered(layout: &Layout, _mode: Mode, _tuning: Tuning) -> bool {
+        !reverses_rows(layout) && !same_along_runs(layout)
+    }
+
     /// `columns` along at most [`COLUMN_ROWS`] positions outside the innermost
     /// dimension, on 16-byte vectors of narrower elements: it loads and stores
     /// each vector once, whole, where `gather` loads each element; a CPU

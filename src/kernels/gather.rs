@@ -7,6 +7,7 @@
 //! Neighbouring invocations take neighbouring columns; a band of columns walks the
 //! whole axis before the next band.
 
+use super::same_along_runs;
 use super::Variant;
 use super::{
     family_keys, reverses_rows, vector_sizes, Family, Fields, PipelineKey, VectorLayout, Walk,
@@ -39,6 +40,13 @@ pub(crate) struct Plan {
 }
 
 impl Family for Plan {
+    fn offered(layout: &Layout, mode: Mode, tuning: Tuning) -> bool {
+        // After `columns`; in place, where the tuning walks longer columns.
+        !reverses_rows(layout)
+            && !same_along_runs(layout)
+            && (mode == Mode::OutOfPlace || tuning::walks_columns_in_place(tuning))
+    }
+
     /// `gather` along an axis outside the innermost dimension, where runs are
     /// whole vectors or words; in place (`gather/swap.wgsl`), one invocation a
     /// vector column of a run, where runs are whole 16-byte vectors.

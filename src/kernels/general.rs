@@ -110,7 +110,7 @@ impl Plan {
     /// front positions, each swapping the pairs its positions make with the back
     /// group. Units are 16-byte vectors where `vectors` ([`across_vectors`]),
     /// else elements.
-    pub(super) fn across(
+    fn across_windows(
         layout: &Layout,
         element_bytes: u32,
         front_positions: u32,
@@ -159,7 +159,7 @@ impl Plan {
 /// its origin, moves 16-byte vectors of runs: its innermost dimension (inside
 /// the axis) is contiguous, whole vectors long, with one length along it, and
 /// every other stride and both windows' shifts are whole vectors.
-pub(super) fn across_vectors(layout: &Layout, shifts: [u32; 3], element_bytes: u32) -> bool {
+fn across_vectors(layout: &Layout, shifts: [u32; 3], element_bytes: u32) -> bool {
     let per = 16 / element_bytes.min(16);
     let Some((last, others)) = layout.dims.split_last() else {
         return false;
@@ -176,6 +176,28 @@ pub(super) fn across_vectors(layout: &Layout, shifts: [u32; 3], element_bytes: u
 }
 
 impl Family for Plan {
+    fn offered(_layout: &Layout, _mode: Mode, _tuning: Tuning) -> bool {
+        // Last, and every layout: it serves any.
+        true
+    }
+
+    /// Its swap across windows, on 16-byte vectors of runs where every piece
+    /// allows them ([`across_vectors`]).
+    fn across(
+        pieces: &[(&Layout, [u32; 3])],
+        element_bytes: u32,
+        front_positions: u32,
+        profile: &Profile,
+    ) -> Option<Vec<Plan>> {
+        let vectors = pieces
+            .iter()
+            .all(|&(layout, shifts)| across_vectors(layout, shifts, element_bytes));
+        let plan = |&(layout, _): &(&Layout, [u32; 3])| {
+            Plan::across_windows(layout, element_bytes, front_positions, vectors, profile)
+        };
+        Some(pieces.iter().map(plan).collect())
+    }
+
     fn plan(
         layout: &Layout,
         element_bytes: u32,

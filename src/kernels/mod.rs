@@ -67,6 +67,13 @@ pub(crate) struct Fields {
 /// its fields of the layout uniform), and its kernels by key. Where a family
 /// says nothing, the defaults below hold.
 trait Family {
+    /// Whether the planner offers the family `layout` in `mode` under
+    /// `tuning`: the layouts it is the static choice for, in the order of
+    /// [`families!`] (the first offered whose [`plan`](Family::plan) serves
+    /// runs). A family forced on the profile is asked its plan alone.
+    fn offered(layout: &Layout, mode: Mode, tuning: Tuning) -> bool
+    where
+        Self: Sized;
     /// The family's plan in `mode` on `layout` of `element_bytes`-byte
     /// elements, its output binding `output_bytes` long; `None` where the
     /// family does not run the layout in that mode.
@@ -103,6 +110,56 @@ trait Family {
         _tuning: Tuning,
     ) -> bool {
         false
+    }
+    /// The plan walking pieces of whole positions paired with input windows,
+    /// made on `first`, the cut's first piece (`first_bytes` of output), on an
+    /// axis of `axis_size` positions: `Some(None)` where the family walks
+    /// such pieces but not these, `None` where it has no walk of its own (the
+    /// planner then asks the families' [`window_plan`](Family::window_plan)).
+    fn walking(
+        self,
+        _first: &Layout,
+        _first_bytes: u64,
+        _axis_size: u32,
+        _element_bytes: u32,
+        _profile: &Profile,
+    ) -> Option<Option<Self>>
+    where
+        Self: Sized,
+    {
+        None
+    }
+    /// The family's plan for a lane of `axis_size` positions cut into
+    /// windows, made on `first` (`first_bytes` of output), for a plan of
+    /// another family that has no walk: `Some(None)` where the layout is the
+    /// family's but its lane cannot be walked, `None` where the layout is not
+    /// the family's.
+    fn window_plan(
+        _first: &Layout,
+        _first_bytes: u64,
+        _axis_size: u32,
+        _element_bytes: u32,
+        _profile: &Profile,
+    ) -> Option<Option<Self>>
+    where
+        Self: Sized,
+    {
+        None
+    }
+    /// The family's plans in place across windows (`src/plan/cut/across.rs`)
+    /// for pieces of these layouts and shifts, each invocation walking
+    /// `front_positions` of its front group; `None` where the family does not
+    /// run in place across windows.
+    fn across(
+        _pieces: &[(&Layout, [u32; 3])],
+        _element_bytes: u32,
+        _front_positions: u32,
+        _profile: &Profile,
+    ) -> Option<Vec<Self>>
+    where
+        Self: Sized,
+    {
+        None
     }
     /// The key fields the plan decides.
     fn fields(&self) -> Fields;
@@ -161,7 +218,8 @@ trait Family {
         Self: Sized;
 }
 
-/// The families, a line each: the [`Variant`] and the room whose `Plan`
+/// The families, a line each, in the order the planner offers a layout to
+/// them ([`Family::offered`]): the [`Variant`] and the room whose `Plan`
 /// implements [`Family`]. Makes [`Plan`] (a family's plan for one piece of the
 /// tensor) and the lookups from a key to its family's room.
 macro_rules! families {
@@ -201,6 +259,74 @@ macro_rules! families {
                             .map(Plan::$variant)
                     })*
                 }
+            }
+
+            /// The first family offered `layout` in `mode` whose plan serves
+            /// it, in the registry's order ([`Family::offered`]).
+            fn first_offered(
+                layout: &Layout,
+                element_bytes: u32,
+                output_bytes: u64,
+                mode: Mode,
+                profile: &Profile,
+            ) -> Option<Plan> {
+                $(if <$room::Plan as Family>::offered(layout, mode, profile.tuning) {
+                    let plan = <$room::Plan as Family>::plan(
+                        layout, element_bytes, output_bytes, mode, profile,
+                    );
+                    if let Some(plan) = plan {
+                        return Some(Plan::$variant(plan));
+                    }
+                })*
+                None
+            }
+
+            /// The plan walking pieces of whole positions paired with input
+            /// windows (`src/plan/cut/`), made on `first`, the cut's first
+            /// piece, on an axis of `axis_size` positions: this family's own
+            /// walk ([`Family::walking`]), else the window plan of the family
+            /// whose layout it is ([`Family::window_plan`]), else this plan as
+            /// it is; `None` where the walk cannot run the lane.
+            pub(crate) fn walking(
+                self,
+                first: &Layout,
+                first_bytes: u64,
+                axis_size: u32,
+                element_bytes: u32,
+                profile: &Profile,
+            ) -> Option<Plan> {
+                let own = match self {
+                    $(Plan::$variant(p) => <$room::Plan as Family>::walking(
+                        p, first, first_bytes, axis_size, element_bytes, profile,
+                    )
+                    .map(|walk| walk.map(Plan::$variant)),)*
+                };
+                if let Some(walk) = own {
+                    return walk;
+                }
+                $(if let Some(walk) = <$room::Plan as Family>::window_plan(
+                    first, first_bytes, axis_size, element_bytes, profile,
+                ) {
+                    return walk.map(Plan::$variant);
+                })*
+                Some(self)
+            }
+
+            /// The plans in place across windows for pieces of these layouts
+            /// and shifts: the first family's in the registry's order that
+            /// runs them ([`Family::across`]).
+            pub(crate) fn across(
+                pieces: &[(&Layout, [u32; 3])],
+                element_bytes: u32,
+                front_positions: u32,
+                profile: &Profile,
+            ) -> Vec<Plan> {
+                $(if let Some(plans) =
+                    <$room::Plan as Family>::across(pieces, element_bytes, front_positions, profile)
+                {
+                    return plans.into_iter().map(Plan::$variant).collect();
+                })*
+                unreachable!("`general` runs every piece in place across windows")
             }
 
             /// This plan on `piece`, under the same key ([`Family::fit`]):
@@ -267,22 +393,22 @@ macro_rules! families {
 }
 
 families! {
-    General => general,
     Rows => rows,
     Runs => runs,
-    Gather => gather,
     Columns => columns,
+    Gather => gather,
+    General => general,
 }
 
 impl Plan {
     /// The plan `mode` runs on `layout` of `element_bytes`-byte elements;
     /// `output_bytes` is the size of the output binding it writes through. The
-    /// profile's forced family where it can serve the layout, else the fast
-    /// family the layout calls for, else `general`, which runs every layout.
-    /// Each family says in its room what it runs on a layout in each mode
-    /// ([`Family::plan`]: in place, its swap where it has one for the layout,
-    /// `docs/in-place.md`); the tuning says where in place walks rows from both
-    /// ends and longer columns (`gather`).
+    /// profile's forced family where it can serve the layout, else the first
+    /// family offered the layout whose plan serves it ([`families!`]'s order,
+    /// [`Family::offered`]): the last, `general`, is offered every layout and
+    /// serves it. Each family says in its room what it runs on a layout in
+    /// each mode ([`Family::plan`]: in place, its swap where it has one for
+    /// the layout, `docs/in-place.md`).
     pub(crate) fn new(
         layout: &Layout,
         element_bytes: u32,
@@ -290,58 +416,12 @@ impl Plan {
         mode: Mode,
         profile: &Profile,
     ) -> Plan {
-        let family =
-            |variant| Plan::of(variant, layout, element_bytes, output_bytes, mode, profile);
-        if let Some(plan) = profile.forced.and_then(family) {
-            return plan;
-        }
-        let walks = |walks_in_place: fn(Tuning) -> bool| {
-            mode == Mode::OutOfPlace || walks_in_place(profile.tuning)
-        };
-        let fast = if reverses_rows(layout) {
-            walks(tuning::walks_rows_in_place)
-                .then(|| family(Variant::Rows))
-                .flatten()
-        } else if same_along_runs(layout) {
-            family(Variant::Runs)
-        } else {
-            family(Variant::Columns).or_else(|| {
-                walks(tuning::walks_columns_in_place)
-                    .then(|| family(Variant::Gather))
-                    .flatten()
-            })
-        };
-        fast.unwrap_or_else(|| Plan::general(layout, element_bytes, output_bytes, mode, profile))
-    }
-
-    /// The plan walking the positions of windowed pieces paired with input
-    /// windows (`src/plan/cut/`), on an axis of `axis_size` positions, made on
-    /// `first`, the cut's first piece, for every piece to be fitted to
-    /// ([`Plan::fit`]): `runs` walks each piece's positions in each invocation,
-    /// `rows` writes the vectors of its lane whose sources the window owns
-    /// (`None` where the lane is not whole vectors or words); the others walk
-    /// nothing, and stay as they are.
-    pub(crate) fn walking(
-        self,
-        first: &Layout,
-        first_bytes: u64,
-        axis_size: u32,
-        element_bytes: u32,
-        profile: &Profile,
-    ) -> Option<Plan> {
-        match self {
-            Plan::Runs(p) => {
-                let p = p.fit(first, element_bytes, first_bytes, profile.tuning)?;
-                Some(Plan::Runs(
-                    p.walking(first.dims[first.axis].size, profile.tuning),
-                ))
-            }
-            _ if reverses_rows(first) => {
-                rows::window_plan(first, first_bytes, axis_size, element_bytes, profile)
-                    .map(Plan::Rows)
-            }
-            other => Some(other),
-        }
+        let forced = profile.forced.and_then(|variant| {
+            Plan::of(variant, layout, element_bytes, output_bytes, mode, profile)
+        });
+        forced
+            .or_else(|| Plan::first_offered(layout, element_bytes, output_bytes, mode, profile))
+            .unwrap_or_else(|| Plan::fallback(layout, element_bytes, output_bytes, mode, profile))
     }
 
     /// Whether this plan walks pieces of whole positions against each input
@@ -358,8 +438,9 @@ impl Plan {
             .walks_windows(layout, output_bytes, binding, tuning)
     }
 
-    /// The `general` plan in `mode`, which runs every layout.
-    pub(crate) fn general(
+    /// The plan of the family that runs every layout in `mode`: what runs a
+    /// piece no other family's plan fits.
+    pub(crate) fn fallback(
         layout: &Layout,
         element_bytes: u32,
         output_bytes: u64,
@@ -373,31 +454,6 @@ impl Plan {
             mode,
             profile,
         ))
-    }
-
-    /// `general`'s plan in place across windows (`src/plan/cut/across.rs`),
-    /// each invocation walking `front_positions` of the front group, of
-    /// 16-byte vectors of runs where `vectors`.
-    pub(crate) fn general_across(
-        layout: &Layout,
-        element_bytes: u32,
-        front_positions: u32,
-        vectors: bool,
-        profile: &Profile,
-    ) -> Plan {
-        Plan::General(general::Plan::across(
-            layout,
-            element_bytes,
-            front_positions,
-            vectors,
-            profile,
-        ))
-    }
-
-    /// Whether a piece in place across windows moves 16-byte vectors of runs
-    /// (`general::across_vectors`).
-    pub(crate) fn across_vectors(layout: &Layout, shifts: [u32; 3], element_bytes: u32) -> bool {
-        general::across_vectors(layout, shifts, element_bytes)
     }
 
     pub(crate) fn fields(&self) -> Fields {

@@ -87,7 +87,7 @@ impl Plan {
 /// of them (a run of its positions, its output binding `piece_bytes` long), where the whole lane is vectors or words
 /// no narrower than an element: the lane's plan, each piece fitted to it
 /// ([`Plan::fit`]).
-pub(super) fn window_plan(
+fn window_plan(
     piece: &Layout,
     piece_bytes: u64,
     lane: u32,
@@ -118,6 +118,24 @@ pub(super) fn window_plan(
 }
 
 impl Family for Plan {
+    fn offered(layout: &Layout, mode: Mode, tuning: Tuning) -> bool {
+        // In place, where the tuning walks rows from both ends.
+        reverses_rows(layout) && (mode == Mode::OutOfPlace || tuning::walks_rows_in_place(tuning))
+    }
+
+    /// A lane of rows cut into windows, whichever family's plan it was: the
+    /// vectors of its lane whose sources the window owns ([`window_plan`]).
+    fn window_plan(
+        first: &Layout,
+        first_bytes: u64,
+        axis_size: u32,
+        element_bytes: u32,
+        profile: &Profile,
+    ) -> Option<Option<Plan>> {
+        reverses_rows(first)
+            .then(|| window_plan(first, first_bytes, axis_size, element_bytes, profile))
+    }
+
     /// Where the axis is the innermost dimension and its rows whole vectors or
     /// words; in place where they are whole 16-byte vectors.
     fn plan(

@@ -106,7 +106,7 @@ impl Plan {
     /// (`tuning::walks_lanes`): an invocation per vector group of one position's
     /// runs, each walking them all, or a fixed grid striding over the runs the
     /// pair moves, lane by lane, in teams of `tuning::lane_walk_interleave`.
-    pub(super) fn walking(self, positions: u32, tuning: Tuning) -> Plan {
+    fn walk(self, positions: u32, tuning: Tuning) -> Plan {
         let lanes = self.lanes(positions);
         let by_run = self.by_run(positions);
         match tuning::walks_lanes(tuning, lanes, by_run) {
@@ -143,6 +143,24 @@ fn lane_grid(shares: u64, tuning: Tuning) -> u32 {
 }
 
 impl Family for Plan {
+    fn offered(layout: &Layout, _mode: Mode, _tuning: Tuning) -> bool {
+        !reverses_rows(layout) && same_along_runs(layout)
+    }
+
+    /// Its own walk: each piece's positions in each invocation, fitted to
+    /// the first piece ([`Plan::walk`]).
+    fn walking(
+        self,
+        first: &Layout,
+        first_bytes: u64,
+        _axis_size: u32,
+        element_bytes: u32,
+        profile: &Profile,
+    ) -> Option<Option<Plan>> {
+        let fitted = self.fit(first, element_bytes, first_bytes, profile.tuning);
+        Some(fitted.map(|p| p.walk(first.dims[first.axis].size, profile.tuning)))
+    }
+
     /// Where the length is the same along the innermost dimension, the axis
     /// outside it, and runs are whole vectors or words; in place, each lane's
     /// invocations swapping its vectors.

@@ -99,7 +99,7 @@ pub(crate) fn plan(
         }
         _ => family,
     };
-    let plans = match mode == Mode::InPlace && !pieces[0].whole {
+    let plans = match pieces[0].across {
         true => across(desc, &layout, &pieces, profile),
         false => fitted(desc, mode, &layout, family, &pieces, profile),
     };
@@ -123,7 +123,7 @@ pub(crate) fn plan(
 fn general(desc: &ReverseSubsequences, mode: Mode, piece: &Piece, profile: &Profile) -> Plan {
     let element_bytes = desc.input.data_type().size_in_bytes();
     let output_bytes = piece.windows[2].size;
-    Plan::general(&piece.layout, element_bytes, output_bytes, mode, profile)
+    Plan::fallback(&piece.layout, element_bytes, output_bytes, mode, profile)
 }
 
 /// A plan per piece under one key: `family` (the family of the layout the
@@ -178,13 +178,8 @@ fn across(
     let element_bytes = desc.input.data_type().size_in_bytes();
     let (n, group) = (layout.dims[layout.axis].size, pieces[0].layout.dims[0].size);
     let front_positions = tuning::across_steps(profile.tuning, n.div_ceil(group.max(1)));
-    let vectors = pieces
-        .iter()
-        .all(|d| Plan::across_vectors(&d.layout, d.shifts, element_bytes));
-    pieces
-        .iter()
-        .map(|d| Plan::general_across(&d.layout, element_bytes, front_positions, vectors, profile))
-        .collect()
+    let pieces: Vec<(&Layout, [u32; 3])> = pieces.iter().map(|d| (&d.layout, d.shifts)).collect();
+    Plan::across(&pieces, element_bytes, front_positions, profile)
 }
 
 /// Each tensor's `min_size_in_bytes`, within the device's `max_buffer_size`.

@@ -177,6 +177,7 @@ impl Blocks<'_> {
             sources: [0, u32::MAX],
             whole: false,
             by_position: true,
+            across: true,
             input,
             staging: None,
         }

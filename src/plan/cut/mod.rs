@@ -102,6 +102,9 @@ pub(crate) struct Piece {
     /// Whether the dispatch's sources are chosen by axis position alone, so that
     /// `Runs`, which moves whole runs of one position, can run it.
     pub(crate) by_position: bool,
+    /// Whether the piece is a pair of groups of positions in place across
+    /// windows (`across.rs`): the cut decides it, the planner reads it.
+    pub(crate) across: bool,
     /// What the input binding holds.
     pub(crate) input: InputBinding,
     /// Where the piece's input and output are staged through scratch buffers: the
@@ -227,6 +230,7 @@ pub(crate) fn whole(layout: &Layout, bytes: [u64; 3], mode: Mode) -> Piece {
         sources: [0, u32::MAX],
         whole: true,
         by_position: true,
+        across: false,
         input,
         staging: None,
     }

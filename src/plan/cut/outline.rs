@@ -354,6 +354,7 @@ impl OutlinedPiece {
             },
             whole: self.whole_axis && matches!(writes, Writes::All),
             by_position: !matches!(writes, Writes::Offsets(_)),
+            across: false,
             input: binding,
             staging: None,
         }

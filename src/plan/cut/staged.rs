@@ -161,6 +161,7 @@ impl StagedCut<'_> {
             sources: [0, u32::MAX],
             whole: true,
             by_position: true,
+            across: false,
             input: InputBinding::Input,
             staging: Some(Staging {
                 positions: n,
