@@ -57,7 +57,7 @@ impl Reversal {
     /// The same reversal for tensors of `dtype`: itself where revseq's data type
     /// is the same, planned again where it is not.
     pub(crate) fn for_dtype(&self, dtype: DType) -> Reversal {
-        let data_type = crate::plan::data_type(dtype)
+        let data_type = crate::arguments::data_type(dtype)
             .unwrap_or_else(|err| panic!("revseq-burn: a gradient of {dtype:?}: {err}"));
         if data_type == self.desc.input.data_type() {
             return self.clone();

@@ -57,6 +57,8 @@
 #![warn(missing_docs)]
 
 #[cfg(feature = "wgpu")]
+mod arguments;
+#[cfg(feature = "wgpu")]
 mod autodiff;
 #[cfg(feature = "wgpu")]
 mod backend;
@@ -72,8 +74,6 @@ mod launch;
 pub mod onnx;
 #[cfg(feature = "wgpu")]
 mod ops;
-#[cfg(feature = "wgpu")]
-mod plan;
 #[cfg(feature = "wgpu")]
 mod portable;
 

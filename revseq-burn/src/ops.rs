@@ -5,9 +5,9 @@ use burn::tensor::kind::Basic;
 use burn::tensor::{Bool, Float, Int, Tensor};
 use revseq::TensorRole;
 
+use crate::arguments::Arguments;
 use crate::backend::{Reversal, ReverseBackend};
 use crate::kept::Kept;
-use crate::plan::Arguments;
 use crate::{device, portable, Error};
 use sealed::KernelCall;
 
@@ -276,7 +276,7 @@ impl Reversible for Bool {
 mod sealed {
     use burn::backend::DispatchTensor;
 
-    use crate::plan::Arguments;
+    use crate::arguments::Arguments;
 
     pub trait Sealed {}
     impl Sealed for burn::tensor::Float {}

@@ -17,15 +17,16 @@
 //!   run there and copied back, a *segment* per axis position, a *batch* of
 //!   segments per copy dispatch.
 //! - *group*: in place across windows, consecutive axis positions of one
-//!   *block* (one index of the dimensions outside the axis) bound in one
-//!   window; a dispatch swaps the pairs of two groups.
+//!   *slab* (one index of the dimensions outside the axis, with the axis and
+//!   the dimensions inside it) bound in one window; a dispatch swaps the pairs
+//!   of two groups. *Block* is `gather`'s alone: `steps` positions of a run.
 //! - *steps*: the units (vectors, positions, words) one invocation takes.
 //! - *dispatch* ([`program::Dispatch`]): one kernel launch of the program;
 //!   *part*: a range of a dispatch's workgroups that `run` submits alone.
 //!
 //! Names inside the WGSL keep their text, so that every program stays the
-//! same: the uniform's `blocks` (in `gather`, runs of `steps` positions along
-//! the axis, which its Rust calls blocks too; in `runs` in place, its phases)
+//! same: the uniform's `blocks` (in `gather`, its blocks; in `runs` in place,
+//! its phases)
 //! and the staging copy's `LANES` (its interleave).
 
 pub(crate) mod cut;

@@ -1,6 +1,6 @@
 // In place across windows (`src/plan/cut/across.rs`): which pairs an invocation of
 // `general/swap_pairs.wgsl` or `swap_pairs_subwords.wgsl` swaps. A dispatch swaps
-// the pairs of one block whose front position t lies in [axis_start, axis_start +
+// the pairs of one slab whose front position t lies in [axis_start, axis_start +
 // sizes[0]), bound at the output binding, and whose back position L - 1 - t lies
 // in [position_lo, position_hi), bound at the input binding where `params.apart`
 // is 1 (a second window of the tensor; both writable, their ranges apart), else at

@@ -1,7 +1,7 @@
 //! In place across windows (`docs/in-place.md`): where a lane, with the
 //! dimensions inside the axis, spans more than a binding, its pairs have ends in
 //! different windows. For each position of the dimensions outside the axis (a
-//! block), the axis is cut into groups of whole positions, each group's elements
+//! slab), the axis is cut into groups of whole positions, each group's elements
 //! within half a window; each pair of groups (front, back) that holds a pair of
 //! some length is one dispatch, binding the front group's window of the tensor
 //! through the output binding and the back group's through the input binding
@@ -20,7 +20,7 @@ use crate::descriptor::Mode;
 /// starting on `align`; `widths` are the bytes per element of the tensor (twice)
 /// and of the lengths. The rule it breaks where positions interleave (one
 /// position's elements reach past the next position's first), where one
-/// position's elements or a block's lengths do not fit their share of a window,
+/// position's elements or a slab's lengths do not fit their share of a window,
 /// or where a stride passes a u32.
 pub(super) fn across(
     layout: &Layout,
@@ -61,7 +61,7 @@ pub(super) fn across(
     }
     let n = dims[axis].size;
     let group = (((half - reach - 1) / stride + 1).min(u64::from(n))) as u32;
-    let blocks = Blocks {
+    let slabs = Slabs {
         layout,
         widths: [width, len_width],
         reaches: [reach, len_reach],
@@ -70,15 +70,15 @@ pub(super) fn across(
     };
     let mut pieces = Vec::new();
     for index in indices(dims[..axis].iter().map(|d| d.size).collect()) {
-        blocks.block(&index, &mut pieces)?;
+        slabs.slab(&index, &mut pieces)?;
     }
     Ok(Ok(pieces))
 }
 
-/// How each block of the layout is cut: `group` positions a group; `widths`
+/// How each slab of the layout is cut: `group` positions a group; `widths`
 /// are the bytes per element of the tensor and of the lengths, `reaches` the
 /// furthest offset of each, from a position's origin, inside the axis.
-struct Blocks<'a> {
+struct Slabs<'a> {
     layout: &'a Layout,
     widths: [u64; 2],
     reaches: [u64; 2],
@@ -86,11 +86,11 @@ struct Blocks<'a> {
     align: u64,
 }
 
-impl Blocks<'_> {
-    /// Appends the dispatches of the block at `index` of the dimensions outside
+impl Slabs<'_> {
+    /// Appends the dispatches of the slab at `index` of the dimensions outside
     /// the axis: a pair of groups each, front at or before back, where some
     /// length swaps a position of one with a position of the other.
-    fn block(&self, index: &[u32], out: &mut Vec<Piece>) -> Result<(), Error> {
+    fn slab(&self, index: &[u32], out: &mut Vec<Piece>) -> Result<(), Error> {
         let (axis, dims) = (self.layout.axis, &self.layout.dims);
         let at = |stride: fn(&Dim) -> u64| -> u64 {
             index
@@ -123,7 +123,7 @@ impl Blocks<'_> {
     }
 
     /// The piece that swaps the pairs with one end at the positions `front`
-    /// and the other at `back` of the block whose origins (tensor, lengths, in
+    /// and the other at `back` of the slab whose origins (tensor, lengths, in
     /// elements) are `origins`.
     fn piece(&self, origins: [u64; 2], front: [u32; 2], back: [u32; 2]) -> Piece {
         let (axis, dims) = (self.layout.axis, &self.layout.dims);
@@ -144,7 +144,7 @@ impl Blocks<'_> {
                 size: back_window.offset + back_window.size - front_window.offset,
             },
         };
-        // Elements from each window's start to the block's origin, mod 2^32: the
+        // Elements from each window's start to the slab's origin, mod 2^32: the
         // kernel adds it to offsets from the origin that lie in the window.
         let shift = |w: &Window| origins[0].wrapping_sub(w.offset / width) as u32;
         let len_first = origins[1] * len_width;

@@ -608,7 +608,7 @@ fn simulate_in_place(
             let l = lengths(lane).min(n);
             let stride = piece.dims[piece.axis].output;
             let (t, front) = match pairs_across {
-                // Offsets from the block's origin: absolute positions.
+                // Offsets from the slab's origin: absolute positions.
                 true => {
                     let t = d.axis_start + i;
                     (t, u64::from(t) * stride + off)
