@@ -1,10 +1,8 @@
-//! The pipeline key: everything a pipeline is specialised on, the WGSL it
-//! compiles (a [`Source`]), the values of its `override` constants, and
-//! how the families enumerate their keys.
+//! The pipeline key: everything a pipeline is specialised on, and how the
+//! families enumerate their keys. What a key compiles (its WGSL, its
+//! `override` constants) is read from its family's room, in `mod.rs`.
 
-use super::Variant;
-use crate::descriptor::operator::MAX_RANK;
-use crate::kernels::shaders::{Source, Storage, WORKGROUP_SIZE};
+use crate::kernels::variant::Variant;
 
 /// How a dispatch walks the axis positions of its piece.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -68,61 +66,11 @@ pub struct PipelineKey {
 }
 
 impl PipelineKey {
-    /// The WGSL this key compiles.
-    pub fn source(&self) -> Source {
-        let (kernel, storage) = super::kernel(self);
-        Source {
-            kernel,
-            storage,
-            slots: super::slots(self),
-            // Kernels on 64-bit words have 64-bit integers to multiply with.
-            wide_multiply: storage == Storage::U64 || self.wide_multiply,
-        }
-    }
-
-    /// Values for the kernel's `override` constants.
-    pub fn constants(&self) -> Vec<(&'static str, f64)> {
-        let mut constants = vec![
-            ("RANK", f64::from(self.rank)),
-            ("AXIS", f64::from(self.axis)),
-            ("LEN_WORDS", f64::from(self.length_bytes / 4)),
-            ("LEN_SIGNED", f64::from(u8::from(self.signed_lengths))),
-            ("WORKGROUP_SIZE", f64::from(WORKGROUP_SIZE)),
-        ];
-        super::constants(self, &mut constants);
-        constants
-    }
-
     /// Whether the kernel writes through its input binding: in place across
     /// windows, where it is a second window of the tensor (`Dispatch::bindings`,
     /// `src/plan/dispatch.rs`).
     pub(crate) fn writes_input(&self) -> bool {
         self.walk == Walk::Across
-    }
-
-    #[cfg_attr(
-        not(feature = "lab"),
-        expect(dead_code, reason = "only the laboratory (`lab`) lists every key")
-    )]
-    /// Every key the cache can build: each family's kernels for every element
-    /// width, rank and axis it takes, and length type.
-    pub fn all() -> impl Iterator<Item = PipelineKey> {
-        super::keys().flat_map(|key| {
-            (1..=MAX_RANK as u32)
-                .flat_map(move |rank| (0..rank).map(move |axis| (rank, axis)))
-                .filter(move |&(rank, axis)| super::takes_axis(key.variant, rank, axis))
-                .flat_map(move |(rank, axis)| {
-                    [(4, false), (4, true), (8, false), (8, true)].map(
-                        |(length_bytes, signed_lengths)| PipelineKey {
-                            rank,
-                            axis,
-                            length_bytes,
-                            signed_lengths,
-                            ..key
-                        },
-                    )
-                })
-        })
     }
 }
 

@@ -44,9 +44,10 @@ pub use key::{PipelineKey, Walk};
 use vector::{vector_sizes, VectorLayout};
 
 use crate::descriptor::layout::Layout;
+use crate::descriptor::operator::MAX_RANK;
 use crate::descriptor::Mode;
 use crate::kernels::params::Params;
-use crate::kernels::shaders::{KernelFile, Storage, WORKGROUP_SIZE};
+use crate::kernels::shaders::{KernelFile, Source, Storage, WORKGROUP_SIZE};
 use tuning::{Profile, Tuning};
 
 /// The key fields a family's plan decides.
@@ -398,6 +399,60 @@ families! {
     Columns => columns,
     Gather => gather,
     General => general,
+}
+
+/// What a key compiles, read from its family's room (the lookups
+/// [`families!`] makes).
+impl PipelineKey {
+    /// The WGSL this key compiles.
+    pub fn source(&self) -> Source {
+        let (kernel, storage) = kernel(self);
+        Source {
+            kernel,
+            storage,
+            slots: slots(self),
+            // Kernels on 64-bit words have 64-bit integers to multiply with.
+            wide_multiply: storage == Storage::U64 || self.wide_multiply,
+        }
+    }
+
+    /// Values for the kernel's `override` constants.
+    pub fn constants(&self) -> Vec<(&'static str, f64)> {
+        let mut values = vec![
+            ("RANK", f64::from(self.rank)),
+            ("AXIS", f64::from(self.axis)),
+            ("LEN_WORDS", f64::from(self.length_bytes / 4)),
+            ("LEN_SIGNED", f64::from(u8::from(self.signed_lengths))),
+            ("WORKGROUP_SIZE", f64::from(WORKGROUP_SIZE)),
+        ];
+        constants(self, &mut values);
+        values
+    }
+
+    #[cfg_attr(
+        not(feature = "lab"),
+        expect(dead_code, reason = "only the laboratory (`lab`) lists every key")
+    )]
+    /// Every key the cache can build: each family's kernels for every element
+    /// width, rank and axis it takes, and length type.
+    pub fn all() -> impl Iterator<Item = PipelineKey> {
+        keys().flat_map(|key| {
+            (1..=MAX_RANK as u32)
+                .flat_map(move |rank| (0..rank).map(move |axis| (rank, axis)))
+                .filter(move |&(rank, axis)| takes_axis(key.variant, rank, axis))
+                .flat_map(move |(rank, axis)| {
+                    [(4, false), (4, true), (8, false), (8, true)].map(
+                        |(length_bytes, signed_lengths)| PipelineKey {
+                            rank,
+                            axis,
+                            length_bytes,
+                            signed_lengths,
+                            ..key
+                        },
+                    )
+                })
+        })
+    }
 }
 
 impl Plan {
