@@ -272,11 +272,10 @@ macro_rules! families {
                 profile: &Profile,
             ) -> Option<Plan> {
                 $(if <$room::Plan as Family>::offered(layout, mode, profile.tuning) {
-                    let plan = <$room::Plan as Family>::plan(
-                        layout, element_bytes, output_bytes, mode, profile,
-                    );
-                    if let Some(plan) = plan {
-                        return Some(Plan::$variant(plan));
+                    let plan =
+                        Plan::of(Variant::$variant, layout, element_bytes, output_bytes, mode, profile);
+                    if plan.is_some() {
+                        return plan;
                     }
                 })*
                 None

@@ -110,7 +110,7 @@ pub(crate) async fn compile(gpu: &Gpu, descriptor: Descriptor) -> Result<Compile
     let choice = match gpu.choices().get(&class) {
         Some(choice) => choice,
         None if descriptor.bytes() <= gpu.autotune_bytes() => {
-            let (choice, compiled) = tune(gpu, &descriptor, program).await?;
+            let (choice, compiled) = tune(gpu, &descriptor, program, static_choice).await?;
             gpu.choices().keep(class, choice);
             return Ok(compiled);
         }
@@ -122,7 +122,7 @@ pub(crate) async fn compile(gpu: &Gpu, descriptor: Descriptor) -> Result<Compile
             if smaller_program.is_empty() {
                 return build(gpu, &desc, program).await;
             }
-            let (choice, _) = tune(gpu, &smaller, smaller_program).await?;
+            let (choice, _) = tune(gpu, &smaller, smaller_program, static_choice).await?;
             let compiled =
                 build(gpu, &desc, plan_for(&descriptor, choice, &target, program)).await?;
             // Kept once all of it succeeded: nothing half-kept.
@@ -148,17 +148,18 @@ fn static_choice(gpu: &Gpu, target: &Target) -> Choice {
     }
 }
 
-/// The fastest of `descriptor`'s candidates (`program` is its static plan)
+/// The fastest of `descriptor`'s candidates (`program` is its static plan,
+/// made under `static_choice`)
 /// and its choice: every distinct program some profile plans, built and
 /// timed ([`fastest`]).
 async fn tune(
     gpu: &Gpu,
     descriptor: &Descriptor,
     program: Program,
+    static_choice: Choice,
 ) -> Result<(Choice, CompiledReverse), Error> {
     let target = gpu.target();
     let desc = descriptor.operator();
-    let static_choice = static_choice(gpu, &target);
     let class = Class::of(&program);
     // Every distinct program some profile plans, the static one first.
     let mut candidates = vec![(static_choice, program)];
