@@ -4,9 +4,9 @@
 //! host reference), the fusion build, and the same bytes from the portable path
 //! on the same device and on burn's CPU backend.
 
-use std::io::Write;
 use std::sync::OnceLock;
 
+mod adapter;
 #[macro_use]
 mod common;
 
@@ -18,23 +18,14 @@ use revseq_burn::KernelPath;
 fn device() -> &'static Device {
     static DEVICE: OnceLock<Device> = OnceLock::new();
     DEVICE.get_or_init(|| {
-        let device = Device::default();
-        let adapter = revseq_burn::lab::adapter(&device).unwrap_or_else(|| {
-            panic!(
-                "revseq-burn tests need a wgpu adapter that runs WGSL and found {device:?}\n\
-                 On Debian or Ubuntu: apt-get update && apt-get install -y mesa-vulkan-drivers"
-            )
-        });
-        let _ = writeln!(
-            std::io::stderr(),
-            "revseq-burn tests run on adapter {adapter:?}, burn fusion {}",
+        adapter::default_device(&format!(
+            "revseq-burn tests, burn fusion {},",
             if cfg!(feature = "fusion") {
                 "on"
             } else {
                 "off"
             }
-        );
-        device
+        ))
     })
 }
 
@@ -105,34 +96,4 @@ fn both_paths_give_the_same_bytes_on_the_same_inputs() {
             );
         }
     }
-}
-
-/// A call for a shape seen before plans nothing, and however many shapes a
-/// process meets, the programs kept for a client stay within their bound.
-#[test]
-fn calls_of_many_shapes_keep_a_bounded_number_of_programs() {
-    let device = device();
-    let call = |batch: usize, time: usize, features: usize| {
-        let x = Tensor::<3>::zeros([batch, time, features], device);
-        let lens = Tensor::<1, Int>::from_data(
-            burn::tensor::TensorData::new(vec![time as i64; batch], [batch]),
-            device,
-        );
-        revseq_burn::reverse_sequence(x, lens, 0, 1).unwrap()
-    };
-    let kept = || revseq_burn::lab::kept_programs(device).expect("kernels on burn's device");
-    call(3, 5, 7).into_data();
-    let before = kept();
-    call(3, 5, 7).into_data();
-    assert_eq!(kept(), before, "a shape seen before planned again");
-    let bound = revseq_burn::lab::KEPT_PROGRAMS;
-    let mut most = 0;
-    for n in 0..3 * bound {
-        let y = call(1 + n % 7, 2 + n / 7 % 11, 1 + n / 77);
-        if n % 64 == 63 {
-            y.into_data();
-        }
-        most = most.max(kept());
-    }
-    assert!(most <= bound, "{most} programs kept, past {bound}");
 }

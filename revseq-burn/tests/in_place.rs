@@ -1,24 +1,12 @@
 //! revseq-burn in place, in a process of its own: the laboratory counts every
 //! reversal of the process, and no other test may run one meanwhile.
 
-use std::io::Write;
+mod adapter;
 
 use burn::tensor::{Device, Int, Tensor, TensorData};
 
-/// burn's default wgpu device; the adapter's name goes to stderr.
 fn device() -> Device {
-    let device = Device::default();
-    let adapter = revseq_burn::lab::adapter(&device).unwrap_or_else(|| {
-        panic!(
-            "revseq-burn tests need a wgpu adapter that runs WGSL and found {device:?}\n\
-             On Debian or Ubuntu: apt-get update && apt-get install -y mesa-vulkan-drivers"
-        )
-    });
-    let _ = writeln!(
-        std::io::stderr(),
-        "revseq-burn in-place tests run on adapter {adapter:?}"
-    );
-    device
+    adapter::default_device("revseq-burn in-place tests")
 }
 
 /// Reversals revseq's kernels ran in place in this process.
