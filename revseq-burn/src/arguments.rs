@@ -214,7 +214,11 @@ fn length_type(dtype: DType, tensor: &'static str) -> Result<DataType, Error> {
 mod tests {
     use super::*;
 
-    fn plan(input: &[usize], lengths: &[usize], axis: usize) -> Result<ReverseSubsequences, Error> {
+    fn describe(
+        input: &[usize],
+        lengths: &[usize],
+        axis: usize,
+    ) -> Result<ReverseSubsequences, Error> {
         descriptor(DType::F32, input, DType::I32, lengths, axis, "lengths")
     }
 
@@ -222,7 +226,7 @@ mod tests {
     fn onnx_batch_major_folds_to_three_dimensions() {
         // [batch 4, time 7, 2, 3, 5], lengths [4, 1, 1, 1, 1]: the features fold
         // into one broadcast dimension.
-        let desc = plan(&[4, 7, 2, 3, 5], &[4, 1, 1, 1, 1], 1).unwrap();
+        let desc = describe(&[4, 7, 2, 3, 5], &[4, 1, 1, 1, 1], 1).unwrap();
         assert_eq!(desc.input.sizes(), [4, 7, 30]);
         assert_eq!(desc.sequence_lengths.sizes(), [4, 1, 30]);
         assert_eq!(desc.sequence_lengths.strides(), Some(&[1, 0, 0][..]));
@@ -231,7 +235,7 @@ mod tests {
 
     #[test]
     fn time_major_keeps_the_axis_first() {
-        let desc = plan(&[7, 4, 16], &[1, 4, 1], 0).unwrap();
+        let desc = describe(&[7, 4, 16], &[1, 4, 1], 0).unwrap();
         assert_eq!(desc.input.sizes(), [7, 4, 16]);
         assert_eq!(desc.sequence_lengths.strides(), Some(&[0, 1, 0][..]));
     }
@@ -239,16 +243,16 @@ mod tests {
     #[test]
     fn per_lane_lengths_fold_around_the_axis() {
         // Lengths for every lane: the dimensions before and after the axis fold.
-        let desc = plan(&[2, 3, 5, 4, 6], &[2, 3, 1, 4, 6], 2).unwrap();
+        let desc = describe(&[2, 3, 5, 4, 6], &[2, 3, 1, 4, 6], 2).unwrap();
         assert_eq!(desc.input.sizes(), [6, 5, 24]);
         assert_eq!(desc.sequence_lengths.strides(), Some(&[24, 0, 1][..]));
     }
 
     #[test]
     fn size_one_dimensions_drop_out_and_the_axis_stays() {
-        let desc = plan(&[1, 5, 1, 1], &[1, 1, 1, 1], 1).unwrap();
+        let desc = describe(&[1, 5, 1, 1], &[1, 1, 1, 1], 1).unwrap();
         assert_eq!(desc.input.sizes(), [5]);
-        let desc = plan(&[3, 1, 2], &[3, 1, 2], 1).unwrap();
+        let desc = describe(&[3, 1, 2], &[3, 1, 2], 1).unwrap();
         assert_eq!(desc.input.sizes(), [3, 1, 2]);
     }
 
@@ -257,7 +261,7 @@ mod tests {
         let input = [2usize; 12];
         let mut lengths = [1usize; 12];
         lengths[0] = 2;
-        let desc = plan(&input, &lengths, 5).unwrap();
+        let desc = describe(&input, &lengths, 5).unwrap();
         assert_eq!(desc.input.sizes(), [2, 16, 2, 64]);
     }
 
@@ -265,7 +269,7 @@ mod tests {
     fn alternating_broadcasts_past_eight_dimensions_are_refused_by_rank() {
         let input = [2usize; 19];
         let lengths: Vec<usize> = (0..19).map(|d| if d % 2 == 0 { 2 } else { 1 }).collect();
-        let err = plan(&input, &lengths, 1).unwrap_err();
+        let err = describe(&input, &lengths, 1).unwrap_err();
         assert!(
             matches!(err, Error::Revseq(revseq::Error::RankOutOfRange { .. })),
             "{err}"
@@ -274,18 +278,18 @@ mod tests {
 
     #[test]
     fn lengths_shape_rules_name_the_expected_shape() {
-        let err = plan(&[4, 7, 3], &[4, 7, 3], 1).unwrap_err();
+        let err = describe(&[4, 7, 3], &[4, 7, 3], 1).unwrap_err();
         assert_eq!(
             err.to_string(),
             "lengths: shape [4, 7, 3] must be [4 or 1, 1, 3 or 1]: the input's shape with 1 on \
              axis 1, 1 where it broadcasts"
         );
         assert!(matches!(
-            plan(&[4, 7, 3], &[4, 1], 1),
+            describe(&[4, 7, 3], &[4, 1], 1),
             Err(Error::LengthsShape { .. })
         ));
         assert!(matches!(
-            plan(&[4, 7, 3], &[2, 1, 3], 1),
+            describe(&[4, 7, 3], &[2, 1, 3], 1),
             Err(Error::LengthsShape { .. })
         ));
     }

@@ -21,19 +21,16 @@ use crate::kernels::shaders::{KernelFile, Storage};
 use crate::kernels::tuning::{self, Profile, Tuning, COLUMN_ROWS};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Plan {
+pub(crate) struct Columns {
     pub(super) vector: VectorLayout,
     /// Axis positions a column holds in registers: the axis rounded up to 8,
     /// 16, 32 or 64.
     pub(super) column_rows: u32,
     pub(super) access_bits: u32,
     pub(super) invocations: u32,
-    /// In place: the column read where it is written, its rows below the
-    /// longest of its lengths moved.
-    pub(super) in_place: bool,
 }
 
-impl Family for Plan {
+impl Family for Columns {
     fn offered(layout: &Layout, _mode: Mode, _tuning: Tuning) -> bool {
         !reverses_rows(layout) && !same_along_runs(layout)
     }
@@ -44,40 +41,39 @@ impl Family for Plan {
     /// adapter pays for each load with a loop over its SIMD group, a GPU for
     /// each sector (docs/tuning.md has both). In place, the same columns, each
     /// read through the output binding.
-    fn plan(
+    fn on(
         layout: &Layout,
         element_bytes: u32,
         output_bytes: u64,
-        mode: Mode,
+        _mode: Mode,
         profile: &Profile,
-    ) -> Option<Plan> {
+    ) -> Option<Columns> {
         let n = layout.dims[layout.axis].size;
         if reverses_rows(layout) || n > COLUMN_ROWS || element_bytes >= 16 {
             return None;
         }
-        Plan {
+        Columns {
             vector: VectorLayout::of(layout, element_bytes, 16)?,
             column_rows: n.next_power_of_two().max(8),
             access_bits: tuning::access_bits(profile, access_sizes(element_bytes, 16)),
             invocations: 0,
-            in_place: mode == Mode::InPlace,
         }
         .fit(layout, element_bytes, output_bytes, profile.tuning)
     }
 
     /// An invocation per column, a vector of a run over the whole axis; `None`
     /// where the piece's runs are not whole 16-byte vectors or its axis
-    /// outgrows the plan's rows.
+    /// outgrows the work's rows.
     fn fit(
         self,
         piece: &Layout,
         element_bytes: u32,
         _output_bytes: u64,
         _tuning: Tuning,
-    ) -> Option<Plan> {
+    ) -> Option<Columns> {
         let vector = VectorLayout::of(piece, element_bytes, 16)?;
         let n = piece.dims[piece.axis].size;
-        (n <= self.column_rows).then(|| Plan {
+        (n <= self.column_rows).then(|| Columns {
             vector,
             invocations: (vector.lines / u64::from(n) * u64::from(vector.vecs)) as u32,
             ..self
@@ -91,7 +87,6 @@ impl Family for Plan {
             access_bits: self.access_bits,
             walk: Walk::None,
             wide_multiply: false,
-            in_place: self.in_place,
         }
     }
 

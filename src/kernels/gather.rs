@@ -21,7 +21,7 @@ use crate::kernels::shaders::{KernelFile, Storage};
 use crate::kernels::tuning::{self, Profile, Tuning, GATHER_BAND_VECS};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Plan {
+pub(crate) struct Gather {
     pub(super) vector: VectorLayout,
     /// Positions along the axis an invocation walks.
     pub(super) steps: u32,
@@ -39,7 +39,7 @@ pub(crate) struct Plan {
     pub(super) in_place: bool,
 }
 
-impl Family for Plan {
+impl Family for Gather {
     fn offered(layout: &Layout, mode: Mode, tuning: Tuning) -> bool {
         // After `columns`; in place, where the tuning walks longer columns.
         !reverses_rows(layout)
@@ -50,22 +50,22 @@ impl Family for Plan {
     /// `gather` along an axis outside the innermost dimension, where runs are
     /// whole vectors or words; in place (`gather/swap.wgsl`), one invocation a
     /// vector column of a run, where runs are whole 16-byte vectors.
-    fn plan(
+    fn on(
         layout: &Layout,
         element_bytes: u32,
         output_bytes: u64,
         mode: Mode,
         profile: &Profile,
-    ) -> Option<Plan> {
+    ) -> Option<Gather> {
         if reverses_rows(layout) {
             return None;
         }
-        let plan = match mode {
+        let work = match mode {
             Mode::OutOfPlace => {
                 let vector =
                     VectorLayout::find(layout, element_bytes, vector_sizes(element_bytes))?;
                 let n = layout.dims[layout.axis].size;
-                Plan {
+                Gather {
                     vector,
                     steps: tuning::gather_steps(profile.tuning, element_bytes)
                         .min(n.next_power_of_two()),
@@ -81,7 +81,7 @@ impl Family for Plan {
                     in_place: false,
                 }
             }
-            Mode::InPlace => Plan {
+            Mode::InPlace => Gather {
                 vector: VectorLayout::of(layout, element_bytes, 16)?,
                 steps: 1,
                 blocks: 1,
@@ -93,24 +93,24 @@ impl Family for Plan {
                 in_place: true,
             },
         };
-        plan.fit(layout, element_bytes, output_bytes, profile.tuning)
+        work.fit(layout, element_bytes, output_bytes, profile.tuning)
     }
 
     /// Its blocks of positions, bands and invocations; `None` where the
-    /// piece's runs are not whole vectors of this plan's size.
+    /// piece's runs are not whole vectors of this work's size.
     fn fit(
         self,
         piece: &Layout,
         element_bytes: u32,
         _output_bytes: u64,
         _tuning: Tuning,
-    ) -> Option<Plan> {
+    ) -> Option<Gather> {
         let vector = VectorLayout::of(piece, element_bytes, self.vector.bytes)?;
         let n = piece.dims[piece.axis].size.max(1);
         if self.in_place {
             // One invocation a vector column, walking the whole axis.
             let columns = vector.lines / u64::from(n) * u64::from(vector.vecs);
-            return Some(Plan {
+            return Some(Gather {
                 vector,
                 band: vector.vecs,
                 invocations: columns as u32,
@@ -124,7 +124,7 @@ impl Family for Plan {
         let band = vector.vecs.div_ceil(bands);
         // The axis is one of the dimensions `rows` counts: a column per run and band.
         let columns = vector.lines / u64::from(n) * u64::from(bands * band);
-        Some(Plan {
+        Some(Gather {
             vector,
             blocks,
             band,
@@ -141,7 +141,6 @@ impl Family for Plan {
             access_bits: self.access_bits,
             walk: Walk::None,
             wide_multiply: false,
-            in_place: self.in_place,
         }
     }
 

@@ -23,7 +23,7 @@ use crate::kernels::shaders::{KernelFile, Storage};
 use crate::kernels::tuning::{self, Profile, Tuning};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Plan {
+pub(crate) struct General {
     pub(super) invocations: u32,
     /// The divisions multiply in 64 bits (`tuning::wide_multiply`).
     wide_multiply: bool,
@@ -47,8 +47,8 @@ struct Across {
     run_units: u32,
 }
 
-impl Plan {
-    /// The plan in `mode`, which runs every layout: out of place, one
+impl General {
+    /// The work in `mode`, which runs every layout: out of place, one
     /// invocation per output element (4 bytes and wider) or per 32-bit word of
     /// the `output_bytes` the output binding spans; in place, one invocation
     /// per pair of positions of each lane.
@@ -58,8 +58,8 @@ impl Plan {
         output_bytes: u64,
         mode: Mode,
         profile: &Profile,
-    ) -> Plan {
-        Plan {
+    ) -> General {
+        General {
             invocations: 0,
             wide_multiply: tuning::wide_multiply(profile),
             pairs: match mode {
@@ -71,11 +71,11 @@ impl Plan {
         .counted(layout, element_bytes, output_bytes)
     }
 
-    /// This plan's counts on `piece` (of `element_bytes`-byte elements, its
+    /// This work's counts on `piece` (of `element_bytes`-byte elements, its
     /// output binding `output_bytes` long), under the same key: `general` runs
-    /// every piece ([`Family::fit`]). A plan across windows is made for its
-    /// pairs ([`Plan::across`]), and kept as it is.
-    fn counted(self, piece: &Layout, element_bytes: u32, output_bytes: u64) -> Plan {
+    /// every piece ([`Family::fit`]). Work across windows is made for its
+    /// pairs ([`General::across`]), and kept as it is.
+    fn counted(self, piece: &Layout, element_bytes: u32, output_bytes: u64) -> General {
         match (self.pairs, self.across) {
             (_, Some(_)) => self,
             (Some(_), None) => {
@@ -84,7 +84,7 @@ impl Plan {
                     0 => 0,
                     n => piece.element_count() / u64::from(n),
                 };
-                Plan {
+                General {
                     invocations: (lanes * u64::from(n / 2)) as u32,
                     pairs: Some((piece.axis, n / 2)),
                     ..self
@@ -96,7 +96,7 @@ impl Plan {
                 } else {
                     piece.element_count()
                 };
-                Plan {
+                General {
                     invocations: invocations as u32,
                     ..self
                 }
@@ -116,7 +116,7 @@ impl Plan {
         front_positions: u32,
         vectors: bool,
         profile: &Profile,
-    ) -> Plan {
+    ) -> General {
         let per_unit = match vectors {
             true => 16 / element_bytes,
             false => 1,
@@ -140,7 +140,7 @@ impl Plan {
                 runs * u64::from(run_units.div_ceil(units)) * u64::from(p.div_ceil(front_positions))
             }
         };
-        Plan {
+        General {
             invocations: invocations as u32,
             wide_multiply: tuning::wide_multiply(profile),
             pairs: None,
@@ -175,7 +175,7 @@ fn across_vectors(layout: &Layout, shifts: [u32; 3], element_bytes: u32) -> bool
         && shifts[2].is_multiple_of(per)
 }
 
-impl Family for Plan {
+impl Family for General {
     fn offered(_layout: &Layout, _mode: Mode, _tuning: Tuning) -> bool {
         // Last, and every layout: it serves any.
         true
@@ -188,24 +188,24 @@ impl Family for Plan {
         element_bytes: u32,
         front_positions: u32,
         profile: &Profile,
-    ) -> Option<Vec<Plan>> {
+    ) -> Option<Vec<General>> {
         let vectors = pieces
             .iter()
             .all(|&(layout, shifts)| across_vectors(layout, shifts, element_bytes));
-        let plan = |&(layout, _): &(&Layout, [u32; 3])| {
-            Plan::across_windows(layout, element_bytes, front_positions, vectors, profile)
+        let work = |&(layout, _): &(&Layout, [u32; 3])| {
+            General::across_windows(layout, element_bytes, front_positions, vectors, profile)
         };
-        Some(pieces.iter().map(plan).collect())
+        Some(pieces.iter().map(work).collect())
     }
 
-    fn plan(
+    fn on(
         layout: &Layout,
         element_bytes: u32,
         output_bytes: u64,
         mode: Mode,
         profile: &Profile,
-    ) -> Option<Plan> {
-        Some(Plan::new(
+    ) -> Option<General> {
+        Some(General::new(
             layout,
             element_bytes,
             output_bytes,
@@ -220,7 +220,7 @@ impl Family for Plan {
         element_bytes: u32,
         output_bytes: u64,
         _tuning: Tuning,
-    ) -> Option<Plan> {
+    ) -> Option<General> {
         Some(self.counted(piece, element_bytes, output_bytes))
     }
 
@@ -237,7 +237,6 @@ impl Family for Plan {
                 None => Walk::None,
             },
             wide_multiply: self.wide_multiply,
-            in_place: self.pairs.is_some() || self.across.is_some(),
         }
     }
 

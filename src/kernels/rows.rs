@@ -23,7 +23,7 @@ use crate::kernels::shaders::{KernelFile, Storage};
 use crate::kernels::tuning::{self, Profile, Tuning};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Plan {
+pub(crate) struct Rows {
     pub(super) vector: VectorLayout,
     pub(super) steps: u32,
     /// Invocations per row.
@@ -37,10 +37,10 @@ pub(crate) struct Plan {
     pub(super) in_place: bool,
 }
 
-impl Plan {
+impl Rows {
     /// `rows` on `layout`, before it is fitted: where its rows are whole
     /// vectors or words.
-    fn new(layout: &Layout, element_bytes: u32, profile: &Profile) -> Option<Plan> {
+    fn new(layout: &Layout, element_bytes: u32, profile: &Profile) -> Option<Rows> {
         let vector = VectorLayout::find(layout, element_bytes, vector_sizes(element_bytes))?;
         let most = tuning::rows_steps(
             profile.tuning,
@@ -58,7 +58,7 @@ impl Plan {
         } else {
             tuning::access_bits(profile, sizes)
         };
-        Some(Plan {
+        Some(Rows {
             vector,
             steps,
             per_row: 0,
@@ -71,8 +71,8 @@ impl Plan {
 
     /// In place (`rows/swap.wgsl`): one invocation a row, where rows are whole
     /// 16-byte vectors, which it funnels bytes across at every width.
-    pub(super) fn in_place(self, profile: &Profile) -> Option<Plan> {
-        (self.vector.bytes == 16).then_some(Plan {
+    pub(super) fn in_place(self, profile: &Profile) -> Option<Rows> {
+        (self.vector.bytes == 16).then_some(Rows {
             steps: 1,
             per_row: 1,
             access_bits: tuning::access_bits(profile, &[32, 64]),
@@ -85,84 +85,84 @@ impl Plan {
 
 /// `rows/window` for the pieces of one lane of `lane` positions, `piece` one
 /// of them (a run of its positions, its output binding `piece_bytes` long), where the whole lane is vectors or words
-/// no narrower than an element: the lane's plan, each piece fitted to it
-/// ([`Plan::fit`]).
-fn window_plan(
+/// no narrower than an element: the lane's work, each piece fitted to it
+/// ([`Rows::fit`]).
+fn window_work(
     piece: &Layout,
     piece_bytes: u64,
     lane: u32,
     element_bytes: u32,
     profile: &Profile,
-) -> Option<Plan> {
+) -> Option<Rows> {
     if piece.rank() != 1 {
         return None;
     }
     let mut whole = piece.clone();
     whole.dims[0].size = lane;
     let whole_bytes = u64::from(lane) * u64::from(element_bytes);
-    let plan = Plan::plan(
+    let work = Rows::on(
         &whole,
         element_bytes,
         whole_bytes,
         Mode::OutOfPlace,
         profile,
     )?;
-    if plan.vector.bytes < element_bytes {
+    if work.vector.bytes < element_bytes {
         return None;
     }
-    Plan {
+    Rows {
         walks_window: true,
-        ..plan
+        ..work
     }
     .fit(piece, element_bytes, piece_bytes, profile.tuning)
 }
 
-impl Family for Plan {
+impl Family for Rows {
     fn offered(layout: &Layout, mode: Mode, tuning: Tuning) -> bool {
         // In place, where the tuning walks rows from both ends.
         reverses_rows(layout) && (mode == Mode::OutOfPlace || tuning::walks_rows_in_place(tuning))
     }
 
-    /// A lane of rows cut into windows, whichever family's plan it was: the
-    /// vectors of its lane whose sources the window owns ([`window_plan`]).
-    fn window_plan(
+    /// A lane of rows cut into windows, whichever family's work it was: the
+    /// vectors of its lane whose sources the window owns ([`window_work`]).
+    fn window_work(
         first: &Layout,
         first_bytes: u64,
         axis_size: u32,
         element_bytes: u32,
         profile: &Profile,
-    ) -> Option<Option<Plan>> {
+    ) -> Option<Option<Rows>> {
         reverses_rows(first)
-            .then(|| window_plan(first, first_bytes, axis_size, element_bytes, profile))
+            .then(|| window_work(first, first_bytes, axis_size, element_bytes, profile))
     }
 
     /// Where the axis is the innermost dimension and its rows whole vectors or
     /// words; in place where they are whole 16-byte vectors.
-    fn plan(
+    fn on(
         layout: &Layout,
         element_bytes: u32,
         output_bytes: u64,
         mode: Mode,
         profile: &Profile,
-    ) -> Option<Plan> {
+    ) -> Option<Rows> {
         if !reverses_rows(layout) {
             return None;
         }
-        let plan = Plan::new(layout, element_bytes, profile)?.fit(
+        let work = Rows::new(layout, element_bytes, profile)?.fit(
             layout,
             element_bytes,
             output_bytes,
             profile.tuning,
         )?;
         match mode {
-            Mode::OutOfPlace => Some(plan),
-            Mode::InPlace => plan.in_place(profile),
+            Mode::OutOfPlace => Some(work),
+            Mode::InPlace => work.in_place(profile),
         }
     }
 
     /// Its rows and invocations, or in a lane's window pairs, the vectors of
-    /// the piece's positions (the lane's vectors stay the plan's); `None` where
-    /// the piece's rows are not whole vectors of this plan's size, or a walked
+    /// the piece's positions (the lane's vectors stay the work's); `None` where
+    /// the piece's rows are not whole vectors of this work's size, or a walked
     /// piece is not one run of a lane.
     fn fit(
         self,
@@ -170,7 +170,7 @@ impl Family for Plan {
         element_bytes: u32,
         _output_bytes: u64,
         tuning: Tuning,
-    ) -> Option<Plan> {
+    ) -> Option<Rows> {
         if self.walks_window {
             if piece.rank() != 1 {
                 return None;
@@ -181,7 +181,7 @@ impl Family for Plan {
                 .div_ceil(self.steps)
                 .min(tuning::pair_invocations(tuning))
                 .next_multiple_of(crate::kernels::shaders::WORKGROUP_SIZE);
-            return Some(Plan {
+            return Some(Rows {
                 per_row: 1,
                 invocations,
                 ..self
@@ -192,7 +192,7 @@ impl Family for Plan {
             true => 1,
             false => vector.vecs.div_ceil(self.steps),
         };
-        Some(Plan {
+        Some(Rows {
             vector,
             per_row,
             invocations: (vector.lines * u64::from(per_row)) as u32,
@@ -211,7 +211,6 @@ impl Family for Plan {
                 Walk::None
             },
             wide_multiply: false,
-            in_place: self.in_place,
         }
     }
 

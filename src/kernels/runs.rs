@@ -17,7 +17,7 @@ use crate::kernels::shaders::{KernelFile, Storage};
 use crate::kernels::tuning::{self, Profile, Tuning};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Plan {
+pub(crate) struct Runs {
     pub(super) vector: VectorLayout,
     pub(super) steps: u32,
     /// Invocations that interleave their vectors: invocation i of a group takes
@@ -40,7 +40,7 @@ pub(crate) struct Plan {
 
 /// `runs` on `layout`, before it is fitted: where its runs are whole vectors
 /// or words.
-fn new(layout: &Layout, element_bytes: u32, profile: &Profile) -> Option<Plan> {
+fn new(layout: &Layout, element_bytes: u32, profile: &Profile) -> Option<Runs> {
     let vector = VectorLayout::find(layout, element_bytes, vector_sizes(element_bytes))?;
     let most = tuning::runs_steps(profile.tuning, vector.bytes);
     let vecs = vector.vecs;
@@ -53,7 +53,7 @@ fn new(layout: &Layout, element_bytes: u32, profile: &Profile) -> Option<Plan> {
         .into_iter()
         .find(|&steps| steps > 0 && vecs >= interleave * steps)
         .map_or((alone, 1), |steps| (steps, interleave));
-    Some(Plan {
+    Some(Runs {
         vector,
         steps,
         interleave,
@@ -72,8 +72,8 @@ fn per_run(vecs: u32, steps: u32, interleave: u32) -> u32 {
     vecs.div_ceil(steps * interleave) * interleave
 }
 
-impl Plan {
-    /// The plan in place on `layout` (`src/kernels/runs/swap.wgsl`): each lane's
+impl Runs {
+    /// The work in place on `layout` (`src/kernels/runs/swap.wgsl`): each lane's
     /// invocations swap its vectors, over the phases of positions the tuning
     /// gives them.
     pub(super) fn in_place(
@@ -82,8 +82,8 @@ impl Plan {
         element_bytes: u32,
         output_bytes: u64,
         tuning: Tuning,
-    ) -> Option<Plan> {
-        Plan {
+    ) -> Option<Runs> {
+        Runs {
             steps: tuning::swap_steps(tuning, self.steps),
             phases: Some(1),
             ..self
@@ -102,11 +102,11 @@ impl Plan {
         u64::from(self.invocations / positions.max(1))
     }
 
-    /// The plan for a windowed pair of a piece of `positions` and an input window
+    /// The work for a windowed pair of a piece of `positions` and an input window
     /// (`tuning::walks_lanes`): an invocation per vector group of one position's
     /// runs, each walking them all, or a fixed grid striding over the runs the
     /// pair moves, lane by lane, in teams of `tuning::lane_walk_interleave`.
-    fn walk(self, positions: u32, tuning: Tuning) -> Plan {
+    fn walk(self, positions: u32, tuning: Tuning) -> Runs {
         let lanes = self.lanes(positions);
         let by_run = self.by_run(positions);
         match tuning::walks_lanes(tuning, lanes, by_run) {
@@ -115,7 +115,7 @@ impl Plan {
                 let interleave = tuning::lane_walk_interleave(tuning, self.interleave, vecs);
                 let per_row = per_run(vecs, self.steps, interleave);
                 let shares = self.vector.lines * u64::from(per_row);
-                Plan {
+                Runs {
                     interleave,
                     per_row,
                     invocations: lane_grid(shares, tuning),
@@ -124,7 +124,7 @@ impl Plan {
                     ..self
                 }
             }
-            false => Plan {
+            false => Runs {
                 invocations: by_run as u32,
                 walk: Walk::Window,
                 ..self
@@ -142,13 +142,13 @@ fn lane_grid(shares: u64, tuning: Tuning) -> u32 {
         .min(grid) as u32
 }
 
-impl Family for Plan {
+impl Family for Runs {
     fn offered(layout: &Layout, _mode: Mode, _tuning: Tuning) -> bool {
         !reverses_rows(layout) && same_along_runs(layout)
     }
 
     /// Its own walk: each piece's positions in each invocation, fitted to
-    /// the first piece ([`Plan::walk`]).
+    /// the first piece ([`Runs::walk`]).
     fn walking(
         self,
         first: &Layout,
@@ -156,7 +156,7 @@ impl Family for Plan {
         _axis_size: u32,
         element_bytes: u32,
         profile: &Profile,
-    ) -> Option<Option<Plan>> {
+    ) -> Option<Option<Runs>> {
         let fitted = self.fit(first, element_bytes, first_bytes, profile.tuning);
         Some(fitted.map(|p| p.walk(first.dims[first.axis].size, profile.tuning)))
     }
@@ -164,42 +164,42 @@ impl Family for Plan {
     /// Where the length is the same along the innermost dimension, the axis
     /// outside it, and runs are whole vectors or words; in place, each lane's
     /// invocations swapping its vectors.
-    fn plan(
+    fn on(
         layout: &Layout,
         element_bytes: u32,
         output_bytes: u64,
         mode: Mode,
         profile: &Profile,
-    ) -> Option<Plan> {
+    ) -> Option<Runs> {
         if reverses_rows(layout) || !same_along_runs(layout) {
             return None;
         }
-        let plan = new(layout, element_bytes, profile)?.fit(
+        let work = new(layout, element_bytes, profile)?.fit(
             layout,
             element_bytes,
             output_bytes,
             profile.tuning,
         )?;
         match mode {
-            Mode::OutOfPlace => Some(plan),
-            Mode::InPlace => plan.in_place(layout, element_bytes, output_bytes, profile.tuning),
+            Mode::OutOfPlace => Some(work),
+            Mode::InPlace => work.in_place(layout, element_bytes, output_bytes, profile.tuning),
         }
     }
 
-    /// Its vectors, lanes and invocations, walked as this plan walks; `None`
-    /// where the piece's runs are not whole vectors of this plan's size.
+    /// Its vectors, lanes and invocations, walked as this work walks; `None`
+    /// where the piece's runs are not whole vectors of this work's size.
     fn fit(
         self,
         piece: &Layout,
         element_bytes: u32,
         _output_bytes: u64,
         tuning: Tuning,
-    ) -> Option<Plan> {
+    ) -> Option<Runs> {
         let vector = VectorLayout::of(piece, element_bytes, self.vector.bytes)?;
         let positions = piece.dims[piece.axis].size;
         let per_row = per_run(vector.vecs, self.steps, self.interleave);
         let shares = vector.lines * u64::from(per_row);
-        let fitted = Plan {
+        let fitted = Runs {
             vector,
             per_row,
             invocations: shares as u32,
@@ -208,19 +208,19 @@ impl Family for Plan {
         Some(match (self.phases, self.walk) {
             (Some(_), _) => {
                 let phases = tuning::swap_phases(tuning, positions / 2);
-                Plan {
+                Runs {
                     invocations: (fitted.lanes(positions) * u64::from(phases * per_row)) as u32,
                     phases: Some(phases),
                     ..fitted
                 }
             }
             (None, Walk::None) => fitted,
-            (None, Walk::Window) => Plan {
+            (None, Walk::Window) => Runs {
                 invocations: fitted.by_run(positions) as u32,
                 ..fitted
             },
             // `runs` walks no pairs across windows: that is `general`'s.
-            (None, Walk::WindowByLane | Walk::Across) => Plan {
+            (None, Walk::WindowByLane | Walk::Across) => Runs {
                 invocations: lane_grid(shares, tuning),
                 lanes: fitted.lanes(positions) as u32,
                 ..fitted
@@ -255,7 +255,6 @@ impl Family for Plan {
             access_bits: self.access_bits,
             walk: self.walk,
             wide_multiply: false,
-            in_place: self.phases.is_some(),
         }
     }
 

@@ -1,4 +1,4 @@
-//! The plan's choices, on the host: which family runs a layout under each tuning,
+//! The choice of work, on the host: which family runs a layout under each tuning,
 //! and the counts it cuts the work into.
 
 use super::*;
@@ -28,12 +28,12 @@ fn device(cpu: bool) -> &'static Profile {
     }
 }
 
-fn plan(data_type: DataType, sizes: &[u32], axis: u32, cpu: bool) -> Plan {
+fn work(data_type: DataType, sizes: &[u32], axis: u32, cpu: bool) -> Work {
     let tensor = TensorDesc::new(data_type, sizes);
     plan_of(tensor.clone(), tensor, axis, cpu)
 }
 
-fn plan_of(input: TensorDesc, output: TensorDesc, axis: u32, cpu: bool) -> Plan {
+fn plan_of(input: TensorDesc, output: TensorDesc, axis: u32, cpu: bool) -> Work {
     let data_type = input.data_type();
     let mut length_sizes = input.sizes().to_vec();
     length_sizes[axis as usize] = 1;
@@ -44,7 +44,7 @@ fn plan_of(input: TensorDesc, output: TensorDesc, axis: u32, cpu: bool) -> Plan 
         axis,
     );
     desc.validate().unwrap();
-    Plan::new(
+    Work::new(
         &Layout::canonical(&desc),
         data_type.size_in_bytes(),
         desc.output.min_size_in_bytes(),
@@ -53,16 +53,16 @@ fn plan_of(input: TensorDesc, output: TensorDesc, axis: u32, cpu: bool) -> Plan 
     )
 }
 
-fn rows(plan: Plan) -> rows::Plan {
-    match plan {
-        Plan::Rows(p) => p,
+fn rows(work: Work) -> rows::Rows {
+    match work {
+        Work::Rows(p) => p,
         other => panic!("{other:?}"),
     }
 }
 
-fn gather(plan: Plan) -> gather::Plan {
-    match plan {
-        Plan::Gather(p) => p,
+fn gather(work: Work) -> gather::Gather {
+    match work {
+        Work::Gather(p) => p,
         other => panic!("{other:?}"),
     }
 }
@@ -76,14 +76,14 @@ fn the_variant_depends_on_the_layout_and_the_steps_on_the_adapter() {
         (&[100, 3], 0, Variant::Gather, Variant::Gather),
         (&[100, 1], 1, Variant::General, Variant::General),
     ] {
-        let cpu = plan(DataType::Float32, sizes, axis, true);
-        let gpu = plan(DataType::Float32, sizes, axis, false);
+        let cpu = work(DataType::Float32, sizes, axis, true);
+        let gpu = work(DataType::Float32, sizes, axis, false);
         assert_eq!((cpu.variant(), gpu.variant()), (cpu_variant, gpu_variant));
     }
     // 64 four-byte elements are 16 vectors a row: 8 per invocation on a CPU,
     // one per invocation, neighbours on neighbours, on a GPU.
-    let cpu = rows(plan(DataType::Float32, &[100, 64], 1, true));
-    let gpu = rows(plan(DataType::Float32, &[100, 64], 1, false));
+    let cpu = rows(work(DataType::Float32, &[100, 64], 1, true));
+    let gpu = rows(work(DataType::Float32, &[100, 64], 1, false));
     assert_eq!((cpu.steps, cpu.per_row, cpu.invocations), (8, 2, 200));
     assert_eq!((gpu.steps, gpu.per_row, gpu.invocations), (1, 16, 1600));
     // Packed rows of 8- and 16-byte elements take 16 vectors an invocation on
@@ -100,54 +100,54 @@ fn the_variant_depends_on_the_layout_and_the_steps_on_the_adapter() {
         assert_eq!(steps(256, 256 + 16, true), 8);
     }
     // A row of 3 vectors gets 4 steps, not 8 that would idle.
-    let short = rows(plan(DataType::Uint8, &[10, 48], 1, true));
+    let short = rows(work(DataType::Uint8, &[10, 48], 1, true));
     assert_eq!((short.steps, short.invocations), (4, 10));
     // Gather walks blocks of positions of each column: 25 vectors a run, one
     // band of them, 80 positions in 20 blocks of 4.
-    let g = gather(plan(DataType::Float32, &[80, 100], 0, true));
+    let g = gather(work(DataType::Float32, &[80, 100], 0, true));
     assert_eq!((g.steps, g.vector.vecs, g.band), (4, 25, 25));
     assert_eq!((g.blocks, g.invocations), (20, 20 * 25));
     // 1-byte elements walk blocks of 8 on a CPU (along more positions than
     // `columns` holds).
-    let g = gather(plan(DataType::Uint8, &[80, 160], 0, true));
+    let g = gather(work(DataType::Uint8, &[80, 160], 0, true));
     assert_eq!((g.steps, g.blocks, g.vector.vecs), (8, 10, 10));
     assert_eq!(g.invocations, 10 * 10);
     // Only a CPU's gathers of 4-byte and wider elements on 16-byte vectors load
     // ahead.
-    assert!(gather(plan(DataType::Float32, &[80, 100], 0, true)).touch_ahead);
-    assert!(gather(plan(DataType::Float64, &[80, 100], 0, true)).touch_ahead);
-    assert!(!gather(plan(DataType::Uint8, &[80, 160], 0, true)).touch_ahead);
-    assert!(!gather(plan(DataType::Float32, &[80, 101], 0, true)).touch_ahead);
+    assert!(gather(work(DataType::Float32, &[80, 100], 0, true)).touch_ahead);
+    assert!(gather(work(DataType::Float64, &[80, 100], 0, true)).touch_ahead);
+    assert!(!gather(work(DataType::Uint8, &[80, 160], 0, true)).touch_ahead);
+    assert!(!gather(work(DataType::Float32, &[80, 101], 0, true)).touch_ahead);
     // On a GPU gather walks blocks of 4 and loads nothing ahead.
-    let g = gather(plan(DataType::Uint8, &[481, 160], 0, false));
+    let g = gather(work(DataType::Uint8, &[481, 160], 0, false));
     assert_eq!((g.steps, g.blocks, g.touch_ahead), (4, 121, false));
     // 515 vectors a run: three bands of 172, not two of 256 and a third of 3;
     // the last band has one idle column. An axis of 67 takes 17 blocks of 4.
-    let g = gather(plan(DataType::Float32, &[67, 515 * 4], 0, true));
+    let g = gather(work(DataType::Float32, &[67, 515 * 4], 0, true));
     assert_eq!((g.steps, g.blocks, g.band), (4, 17, 172));
     assert_eq!(g.invocations, 17 * 3 * 172);
-    let g = gather(plan(DataType::Float32, &[3, 67, 515 * 4], 1, true));
+    let g = gather(work(DataType::Float32, &[3, 67, 515 * 4], 1, true));
     assert_eq!(g.invocations, 3 * 17 * 3 * 172);
 }
 
 #[test]
 fn columns_hold_short_axes() {
-    let columns = |plan: Plan| match plan {
-        Plan::Columns(p) => p,
+    let columns = |work: Work| match work {
+        Work::Columns(p) => p,
         other => panic!("{other:?}"),
     };
     // Vectors along at most 64 positions, on a CPU: the axis in 8, 16, 32 or 64
     // rows.
     for (n, rows) in [(2, 8), (8, 8), (9, 16), (17, 32), (33, 64), (64, 64)] {
         for data_type in [DataType::Uint8, DataType::Float16, DataType::Float64] {
-            let p = columns(plan(data_type, &[n, 160], 0, true));
+            let p = columns(work(data_type, &[n, 160], 0, true));
             assert_eq!(p.column_rows, rows);
         }
     }
     // An invocation per vector of a run; the runs are every other dimension.
-    let p = columns(plan(DataType::Float16, &[3, 40, 80], 1, true));
+    let p = columns(work(DataType::Float16, &[3, 40, 80], 1, true));
     assert_eq!((p.vector.vecs, p.invocations), (10, 3 * 10));
-    let p = columns(plan(DataType::Uint8, &[5, 16 * 70], 0, true));
+    let p = columns(work(DataType::Uint8, &[5, 16 * 70], 0, true));
     assert_eq!((p.vector.vecs, p.invocations), (70, 70));
     // On a GPU too; not past 64 positions, for 16-byte elements, or on words.
     for (data_type, sizes, cpu, variant) in [
@@ -159,7 +159,7 @@ fn columns_hold_short_axes() {
         (DataType::Complex128, [64, 10], false, Variant::Gather),
         (DataType::Uint8, [64, 20], true, Variant::Gather),
     ] {
-        assert_eq!(plan(data_type, &sizes, 0, cpu).variant(), variant);
+        assert_eq!(work(data_type, &sizes, 0, cpu).variant(), variant);
     }
 }
 
@@ -174,7 +174,7 @@ fn per_element_lengths_past_64_positions_gather_on_every_adapter() {
         (DataType::Float64, [200, 64]),
     ] {
         for cpu in [true, false] {
-            let p = gather(plan(data_type, &sizes, 0, cpu));
+            let p = gather(work(data_type, &sizes, 0, cpu));
             assert_eq!(
                 p.blocks,
                 sizes[0].div_ceil(p.steps),
@@ -198,8 +198,8 @@ fn runs_interleave_their_vectors_on_a_cpu_when_a_run_fills_the_group() {
         desc.validate().unwrap();
         let layout = Layout::canonical(&desc);
         let output_bytes = desc.output.min_size_in_bytes();
-        match Plan::new(&layout, 4, output_bytes, Mode::OutOfPlace, device(cpu)) {
-            Plan::Runs(p) => (p, layout),
+        match Work::new(&layout, 4, output_bytes, Mode::OutOfPlace, device(cpu)) {
+            Work::Runs(p) => (p, layout),
             other => panic!("{other:?}"),
         }
     };
@@ -239,10 +239,10 @@ fn runs_interleave_their_vectors_on_a_cpu_when_a_run_fills_the_group() {
 fn a_cpu_moves_64_bit_words_where_they_pay() {
     // Rows on 16-byte vectors of every width, not on words.
     for data_type in [DataType::Uint8, DataType::Float32, DataType::Float64] {
-        let p = rows(plan(data_type, &[100, 64], 1, true));
+        let p = rows(work(data_type, &[100, 64], 1, true));
         assert_eq!((p.vector.bytes, p.access_bits), (16, 64));
     }
-    let words = rows(plan(DataType::Float32, &[100, 3], 1, true));
+    let words = rows(work(DataType::Float32, &[100, 3], 1, true));
     assert_eq!((words.vector.bytes, words.access_bits), (4, 32));
     // Gathers of 8- and 16-byte elements, not of narrower ones.
     for (data_type, bits) in [
@@ -250,7 +250,7 @@ fn a_cpu_moves_64_bit_words_where_they_pay() {
         (DataType::Float64, 64),
         (DataType::Complex128, 64),
     ] {
-        let g = gather(plan(data_type, &[100, 64], 0, true));
+        let g = gather(work(data_type, &[100, 64], 0, true));
         assert_eq!((g.vector.bytes, g.access_bits), (16, bits));
     }
     // Not without SHADER_INT64.
@@ -265,7 +265,7 @@ fn a_cpu_moves_64_bit_words_where_they_pay() {
         tensor,
         1,
     );
-    let p = Plan::new(
+    let p = Work::new(
         &Layout::canonical(&desc),
         4,
         100 * 64 * 4,
@@ -286,7 +286,7 @@ fn the_general_kernels_multiply_in_64_bits_on_a_gpu_that_has_them() {
             tensor,
             1,
         );
-        let p = Plan::new(
+        let p = Work::new(
             &Layout::canonical(&desc),
             1,
             10 * 63,
@@ -326,7 +326,7 @@ fn where_64_bit_words_move_slower_only_the_kernels_that_compute_keep_them() {
             true => Mode::InPlace,
             false => Mode::OutOfPlace,
         };
-        let p = Plan::new(&layout, bytes, desc.output.min_size_in_bytes(), mode, &host);
+        let p = Work::new(&layout, bytes, desc.output.min_size_in_bytes(), mode, &host);
         (p.variant(), p.fields().access_bits)
     };
     // Kernels that only move words: runs, and rows and gathers of 8- and

@@ -1,6 +1,7 @@
-//! The kernel families' names: what a plan chose, what the benchmark and the
-//! logs print, and what the laboratory forces (`src/kernels/` holds each
-//! family's rule, plan and kernels).
+//! The kernel families' public names: what a plan chose, what the benchmark
+//! and the logs print, and what the laboratory forces (`src/kernels/` holds
+//! each family's room: its rule, work and kernels, behind the contract
+//! `Family`).
 
 /// A kernel family. [`Variant::General`] runs every descriptor; the others are fast
 /// paths for layouts whose innermost canonical dimension is contiguous in input and

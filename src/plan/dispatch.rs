@@ -1,6 +1,6 @@
 //! One dispatch of a program ([`Dispatch`]), the type the planner makes and
 //! every executor walks, and how the planner makes them, once, on the host,
-//! from the cut's pieces and the family's plan for each: a staged piece's
+//! from the cut's pieces and the family's work on each: a staged piece's
 //! between the copies of its segments, workgroups folded into x and y, each
 //! binding as a tensor, scratch or placeholder window, and the layout
 //! uniform's `Params`.
@@ -12,7 +12,7 @@ use crate::kernels::copy::{self, Copying, Direction};
 use crate::kernels::divisor::Divisor;
 use crate::kernels::params::Params;
 use crate::kernels::shaders::WORKGROUP_SIZE;
-use crate::kernels::Plan;
+use crate::kernels::Work;
 use crate::plan::cut::{Batch, InputBinding, Piece, Segments, Staging, Window};
 use crate::plan::kernel::{COPY, OPERATOR};
 
@@ -173,7 +173,7 @@ impl Binding {
     }
 }
 
-/// Each piece's dispatch with its `plan`'s `Params` (over an axis of `layout`'s),
+/// Each piece's dispatch with its `work`'s `Params` (over an axis of `layout`'s),
 /// a staged one's between the copies of its segments into and out of scratch;
 /// `uses` are the buffers the operator's kernel and the copy's use.
 pub(crate) struct Making<'a> {
@@ -186,20 +186,20 @@ pub(crate) struct Making<'a> {
 }
 
 impl Making<'_> {
-    /// The dispatches of `pieces`, each run by the plan beside it: more
+    /// The dispatches of `pieces`, each run by the work beside it: more
     /// workgroups than the device allows in one dimension fold into y, with as
     /// few idle as the fold allows.
     pub(crate) fn dispatches(
         &self,
-        plans: &[Plan],
+        work: &[Work],
         pieces: &[Piece],
     ) -> Result<Vec<Dispatch>, Error> {
         let axis_size = self.layout.dims[self.layout.axis].size;
         let mut dispatches = Vec::new();
-        for (plan, piece) in plans.iter().zip(pieces) {
-            let groups = plan.workgroups();
+        for (work, piece) in work.iter().zip(pieces) {
+            let groups = work.workgroups();
             let mut params = piece_params(piece, axis_size);
-            plan.write(&mut params);
+            work.write(&mut params);
             let operator = |buffers: [Binding; 3]| -> Result<Dispatch, Error> {
                 self.dispatch(OPERATOR, groups, buffers, params, None)
             };
@@ -321,7 +321,7 @@ impl Making<'_> {
 }
 
 /// The layout and window fields of the `Params` of `piece`, on an axis of
-/// `axis_size` positions; the family's plan writes the rest.
+/// `axis_size` positions; the family's work writes the rest.
 fn piece_params(piece: &Piece, axis_size: u32) -> Params {
     let mut params = Params {
         in_shift: piece.shifts[0],

@@ -1,10 +1,15 @@
 //! The plan of a descriptor, on the host, in either mode: its canonical layout,
 //! the family chosen for it, the pieces the cut makes of it as the family
-//! needs (`cut/`), the family's plan fitted to each (`src/kernels/`) and the one
+//! needs (`cut/`), the family's work fitted to each (`src/kernels/`) and the one
 //! pipeline key they run under; then the program (`program.rs`), the dispatches
 //! every executor walks. Nothing here touches the device.
 //!
 //! The plan's words, each with one meaning:
+//! - *plan* ([`Plan`]): what this module makes of a descriptor; its *program*
+//!   (`program.rs`): the plan as dispatches, the one form every executor runs.
+//! - *family*: a kernel family, its room in `src/kernels/`, implementing the
+//!   contract `Family`; its public name is its [`Variant`](crate::Variant).
+//!   A family's *work* (`kernels::Work`): its choice and counts on one piece.
 //! - *lane*: the elements along the axis at one index of the other dimensions;
 //!   its *length* `L` the sequence length read for it.
 //! - *pair*: in place, the elements `t` and `L − 1 − t` a lane swaps. Out of
@@ -40,16 +45,16 @@ use crate::descriptor::layout::Layout;
 use crate::descriptor::operator::ReverseSubsequences;
 use crate::descriptor::Mode;
 use crate::kernels::tuning::{self, Profile};
-use crate::kernels::{PipelineKey, Plan, Walk};
+use crate::kernels::{PipelineKey, Walk, Work};
 use crate::plan::target::Target;
 use cut::{Cut, Piece};
 
-/// A descriptor's plan: its canonical layout, its pieces, a plan per piece and
+/// A descriptor's plan: its canonical layout, its pieces, the work on each and
 /// the one pipeline key they run under.
-pub(crate) struct Planned {
+pub(crate) struct Plan {
     pub(crate) layout: Layout,
     pub(crate) pieces: Vec<Piece>,
-    pub(crate) plans: Vec<Plan>,
+    pub(crate) work: Vec<Work>,
     pub(crate) key: PipelineKey,
 }
 
@@ -59,7 +64,7 @@ pub(crate) struct Planned {
 /// there); the cut makes the pieces it needs (out of place, pieces of whole
 /// positions paired with input windows where the family walks them; in place,
 /// pieces of whole lanes or pairs of groups of positions, each binding the
-/// tensor through the output binding); the family's plan is then fitted to
+/// tensor through the output binding); the family's work is then fitted to
 /// each piece under its one key, or where it cannot run some piece, the
 /// general kernels run them all.
 pub(crate) fn plan(
@@ -67,13 +72,13 @@ pub(crate) fn plan(
     mode: Mode,
     bytes: [u64; 3],
     target: &Target,
-) -> Result<Planned, Error> {
+) -> Result<Plan, Error> {
     let layout = Layout::canonical(desc);
     let element_bytes = desc.input.data_type().size_in_bytes();
     let profile = &target.profile;
     let binding = target.binding();
     let output_bytes = bytes[2].next_multiple_of(4);
-    let family = Plan::new(&layout, element_bytes, output_bytes, mode, profile);
+    let family = Work::new(&layout, element_bytes, output_bytes, mode, profile);
     // What the family needs of the cut: in place, pieces of whole lanes or
     // pairs of groups; out of place, pieces of whole positions, walked against
     // each input window where the family walks them.
@@ -96,38 +101,37 @@ pub(crate) fn plan(
     // them to (the first piece's layout; the cut stages all or none).
     let family = match &pieces[0] {
         d if d.staging.is_some() => {
-            Plan::new(&d.layout, element_bytes, d.windows[2].size, mode, profile)
+            Work::new(&d.layout, element_bytes, d.windows[2].size, mode, profile)
         }
         _ => family,
     };
-    let plans = match pieces[0].across {
+    let work = match pieces[0].across {
         true => across(desc, &layout, &pieces, profile),
         false => fitted(desc, mode, &layout, family, &pieces, profile),
     };
-    let key = key_of(desc, &plans[0], &pieces[0]);
+    let key = key_of(desc, mode, &work[0], &pieces[0]);
     debug_assert!(
-        plans
-            .iter()
+        work.iter()
             .zip(&pieces)
-            .all(|(p, d)| key_of(desc, p, d) == key),
+            .all(|(p, d)| key_of(desc, mode, p, d) == key),
         "every piece runs under one key"
     );
-    Ok(Planned {
+    Ok(Plan {
         key,
         layout,
         pieces,
-        plans,
+        work,
     })
 }
 
-/// The general kernels' plan in `mode` for `piece`, which runs every layout.
-fn general(desc: &ReverseSubsequences, mode: Mode, piece: &Piece, profile: &Profile) -> Plan {
+/// The general kernels' work in `mode` on `piece`, which runs every layout.
+fn general(desc: &ReverseSubsequences, mode: Mode, piece: &Piece, profile: &Profile) -> Work {
     let element_bytes = desc.input.data_type().size_in_bytes();
     let output_bytes = piece.windows[2].size;
-    Plan::fallback(&piece.layout, element_bytes, output_bytes, mode, profile)
+    Work::fallback(&piece.layout, element_bytes, output_bytes, mode, profile)
 }
 
-/// A plan per piece under one key: `family` (the family of the layout the
+/// The work on each piece under one key: `family` (the family of the layout the
 /// pieces run on, walking the positions of every piece where the cut paired
 /// some with input windows) fitted to each piece, where it runs every piece
 /// from a vector-aligned start; else the general kernels.
@@ -135,10 +139,10 @@ fn fitted(
     desc: &ReverseSubsequences,
     mode: Mode,
     layout: &Layout,
-    family: Plan,
+    family: Work,
     pieces: &[Piece],
     profile: &Profile,
-) -> Vec<Plan> {
+) -> Vec<Work> {
     let element_bytes = desc.input.data_type().size_in_bytes();
     let axis_size = layout.dims[layout.axis].size;
     // Where some piece walks pairs, every piece walks its positions (a whole
@@ -157,7 +161,7 @@ fn fitted(
         pieces
             .iter()
             .map(|d| fit(family, d, element_bytes, profile))
-            .collect::<Option<Vec<Plan>>>()
+            .collect::<Option<Vec<Work>>>()
     });
     fitted.unwrap_or_else(|| {
         pieces
@@ -167,7 +171,7 @@ fn fitted(
     })
 }
 
-/// The plans in place across windows: pairs of groups of positions, each run
+/// The work in place across windows: pairs of groups of positions, each run
 /// by `general`'s swap across windows, on 16-byte vectors of runs where every
 /// pair allows them.
 fn across(
@@ -175,12 +179,12 @@ fn across(
     layout: &Layout,
     pieces: &[Piece],
     profile: &Profile,
-) -> Vec<Plan> {
+) -> Vec<Work> {
     let element_bytes = desc.input.data_type().size_in_bytes();
     let (n, group) = (layout.dims[layout.axis].size, pieces[0].layout.dims[0].size);
     let front_positions = tuning::across_steps(profile.tuning, n.div_ceil(group.max(1)));
     let pieces: Vec<(&Layout, [u32; 3])> = pieces.iter().map(|d| (&d.layout, d.shifts)).collect();
-    Plan::across(&pieces, element_bytes, front_positions, profile)
+    Work::across(&pieces, element_bytes, front_positions, profile)
 }
 
 /// Each tensor's `min_size_in_bytes`, within the device's `max_buffer_size`.
@@ -211,26 +215,26 @@ fn widths(desc: &ReverseSubsequences) -> [u64; 3] {
 
 /// `family` fitted to `piece`, where it runs it from a
 /// vector-aligned start: the whole axis in one window, or a windowed pair the
-/// plan walks.
-fn fit(family: Plan, piece: &Piece, element_bytes: u32, profile: &Profile) -> Option<Plan> {
-    let plan = family.fit(
+/// work walks.
+fn fit(family: Work, piece: &Piece, element_bytes: u32, profile: &Profile) -> Option<Work> {
+    let work = family.fit(
         &piece.layout,
         element_bytes,
         piece.windows[2].size,
         profile.tuning,
     )?;
-    let vector_bytes = u64::from(plan.fields().vector_bytes.max(1));
+    let vector_bytes = u64::from(work.fields().vector_bytes.max(1));
     let aligned = |shift: u32| u64::from(shift) * u64::from(element_bytes) % vector_bytes == 0;
-    let pairs = piece.by_position && plan.fields().walk != Walk::None;
-    ((piece.whole || pairs) && aligned(piece.shifts[0]) && aligned(piece.shifts[2])).then_some(plan)
+    let pairs = piece.by_position && work.fields().walk != Walk::None;
+    ((piece.whole || pairs) && aligned(piece.shifts[0]) && aligned(piece.shifts[2])).then_some(work)
 }
 
-/// The pipeline key of `plan` on `piece`.
-fn key_of(desc: &ReverseSubsequences, plan: &Plan, piece: &Piece) -> PipelineKey {
-    let fields = plan.fields();
+/// The pipeline key of `work` on `piece` in `mode`.
+fn key_of(desc: &ReverseSubsequences, mode: Mode, work: &Work, piece: &Piece) -> PipelineKey {
+    let fields = work.fields();
     let lengths = desc.sequence_lengths.data_type();
     PipelineKey {
-        variant: plan.variant(),
+        variant: work.variant(),
         steps: fields.steps,
         vector_bytes: fields.vector_bytes,
         element_bytes: desc.input.data_type().size_in_bytes(),
@@ -241,7 +245,7 @@ fn key_of(desc: &ReverseSubsequences, plan: &Plan, piece: &Piece) -> PipelineKey
         access_bits: fields.access_bits,
         walk: fields.walk,
         wide_multiply: fields.wide_multiply,
-        in_place: fields.in_place,
+        in_place: mode == Mode::InPlace,
     }
 }
 
@@ -362,8 +366,7 @@ mod tests {
                     } else {
                         Variant::Gather
                     };
-                    let variants: Vec<Variant> =
-                        planned.plans.iter().map(|p| p.variant()).collect();
+                    let variants: Vec<Variant> = planned.work.iter().map(|p| p.variant()).collect();
                     assert!(
                         planned.pieces.len() > 1
                             && planned.pieces.iter().all(|p| p.staging.is_some()),

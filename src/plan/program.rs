@@ -2,7 +2,8 @@
 //! [`Target`] (no device), the kernels' WGSL with their constants fixed, and each
 //! dispatch's workgroups and what each of its bindings holds (a window of a
 //! tensor, of a scratch buffer, a placeholder, the layout uniform's bytes).
-//! A program is the plan itself, in one form for every executor: revseq's own
+//! A program is a descriptor's plan (`src/plan/mod.rs`) as dispatches, in one
+//! form for every executor: revseq's own
 //! [`Gpu::compile`](crate::Gpu::compile) builds a pipeline from each of its
 //! [`kernels`](Program::kernels)' WGSL and `record` binds each dispatch's
 //! [`bindings`](Dispatch::bindings) as they say, revseq-burn launches the same
@@ -60,7 +61,7 @@ use crate::kernels::PipelineKey;
 use crate::plan::cut::{Piece, Segments};
 use crate::plan::dispatch::{Making, StagingCopy};
 use crate::plan::kernel::{KernelOf, COPY, COPY_USES, OPERATOR};
-use crate::plan::{plan, tensor_bytes, Planned};
+use crate::plan::{plan, tensor_bytes, Plan};
 
 pub use crate::plan::dispatch::{Binding, Dispatch};
 pub use crate::plan::kernel::Kernel;
@@ -102,7 +103,7 @@ pub fn program_in_place(desc: &ReverseInPlace, target: &Target) -> Result<Progra
 }
 
 /// The operator as kernels and the dispatches that run them, in order: the
-/// plan itself, which revseq's own executor records as any other executor
+/// plan as dispatches, which revseq's own executor records as any other executor
 /// runs it.
 #[derive(Clone, Debug)]
 pub struct Program {
@@ -145,10 +146,10 @@ impl Program {
     fn new(desc: &ReverseSubsequences, mode: Mode, target: &Target) -> Result<Program, Error> {
         let limits = target.limits();
         let bytes = tensor_bytes(desc, limits)?;
-        let Planned {
+        let Plan {
             layout,
             pieces,
-            plans,
+            work,
             key,
         } = plan(desc, mode, bytes, target)?;
         let copying = Copying::new(staged_in_vectors(&pieces), &target.profile);
@@ -165,7 +166,7 @@ impl Program {
         let copy = scratch.map(|_| KernelOf::Copy(copying).kernel());
         Ok(Program {
             kernels: std::iter::once(operator).chain(copy).collect(),
-            dispatches: making.dispatches(&plans, &pieces)?,
+            dispatches: making.dispatches(&work, &pieces)?,
             mode,
             scratch,
             by_buffer: tuning::copies_by_buffer(target.profile.tuning),

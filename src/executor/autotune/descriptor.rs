@@ -24,7 +24,7 @@ impl Descriptor {
     }
 
     /// Its program for `target`.
-    pub(super) fn plan(&self, target: &Target) -> Result<Program, Error> {
+    pub(super) fn program(&self, target: &Target) -> Result<Program, Error> {
         match self {
             Descriptor::OutOfPlace(desc) => Program::out_of_place(desc, target),
             Descriptor::InPlace(desc) => Program::in_place(desc, target),

@@ -100,7 +100,7 @@ pub(crate) async fn compile(gpu: &Gpu, descriptor: Descriptor) -> Result<Compile
     let target = gpu.target();
     let desc = descriptor.operator();
     let static_choice = static_choice(gpu, &target);
-    let program = descriptor.plan(&static_choice.target(&target))?;
+    let program = descriptor.program(&static_choice.target(&target))?;
     // A device forced to one family (the laboratory's) runs that family.
     let forced = target.profile.forced.is_some();
     if !gpu.autotunes() || forced || program.is_empty() {
@@ -118,7 +118,7 @@ pub(crate) async fn compile(gpu: &Gpu, descriptor: Descriptor) -> Result<Compile
             let Some(smaller) = descriptor.within(gpu.autotune_bytes()) else {
                 return build(gpu, &desc, program).await;
             };
-            let smaller_program = smaller.plan(&static_choice.target(&target))?;
+            let smaller_program = smaller.program(&static_choice.target(&target))?;
             if smaller_program.is_empty() {
                 return build(gpu, &desc, program).await;
             }
@@ -136,7 +136,9 @@ pub(crate) async fn compile(gpu: &Gpu, descriptor: Descriptor) -> Result<Compile
 /// `descriptor`'s program under `choice`, or its static `program` where the
 /// choice, made for its class, cannot plan this descriptor (none is known).
 fn plan_for(descriptor: &Descriptor, choice: Choice, target: &Target, program: Program) -> Program {
-    descriptor.plan(&choice.target(target)).unwrap_or(program)
+    descriptor
+        .program(&choice.target(target))
+        .unwrap_or(program)
 }
 
 /// The plan the device makes without timing: its tuning, and the
@@ -166,7 +168,7 @@ async fn tune(
     for tuning in [Tuning::Cpu, Tuning::Gpu] {
         for variant in std::iter::once(None).chain(Variant::FAMILIES.map(Some)) {
             let choice = Choice { tuning, variant };
-            let Ok(program) = descriptor.plan(&choice.target(&target)) else {
+            let Ok(program) = descriptor.program(&choice.target(&target)) else {
                 continue;
             };
             if !candidates.iter().any(|(_, other)| program.same(other)) {
