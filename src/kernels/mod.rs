@@ -60,7 +60,14 @@ use tuning::{Profile, Tuning};
 /// The families, a line each, in the order the planner offers a layout to
 /// them ([`Family::offered`]): the [`Variant`] and the room whose struct of
 /// that name implements [`Family`]. Makes [`Work`] (a family's work on one piece
-/// of the tensor) and the lookups from a key to its family's room.
+/// of the tensor), the lookups from a key to its family's room, and the
+/// variants' list and names (the room's).
+///
+/// A new family is its room (`<name>.rs`, implementing [`Family`]), its WGSL
+/// folder (`<name>/`), a `mod` line and a line here, and its variant in
+/// `variant.rs`; where it is tuned by kind of adapter, `tuning/mod.rs`, and
+/// where it needs a field of the layout uniform, `params.rs` and
+/// `shared/params.wgsl`.
 macro_rules! families {
     ($($variant:ident => $room:ident),* $(,)?) => {
         /// A family and the counts its kernel needs for one piece of the tensor.
@@ -183,6 +190,20 @@ macro_rules! families {
                     $(Work::$variant(p) => {
                         p.fit(piece, element_bytes, output_bytes, tuning).map(Work::$variant)
                     })*
+                }
+            }
+        }
+
+        impl Variant {
+            /// Every family, in the registry's order: the families autotune
+            /// forces in turn.
+            pub(crate) const FAMILIES: [Variant; [$(stringify!($variant)),*].len()] =
+                [$(Variant::$variant),*];
+
+            /// The name the benchmark and test logs print: its room's.
+            pub const fn name(self) -> &'static str {
+                match self {
+                    $(Variant::$variant => stringify!($room),)*
                 }
             }
         }

@@ -30,28 +30,10 @@ pub enum Variant {
     Columns,
 }
 
+// Its list of every family and each one's name are made by the families'
+// registry (`families!` in `src/kernels/mod.rs`), a line per family.
 impl Variant {
     /// Every variant, for revseq's own tests and benchmark (the enum may grow).
     #[cfg(feature = "lab")]
-    pub const ALL: [Variant; 5] = Variant::FAMILIES;
-
-    /// Every variant: the families autotune forces in turn.
-    pub(crate) const FAMILIES: [Variant; 5] = [
-        Variant::General,
-        Variant::Rows,
-        Variant::Runs,
-        Variant::Gather,
-        Variant::Columns,
-    ];
-
-    /// The name the benchmark and test logs print.
-    pub const fn name(self) -> &'static str {
-        match self {
-            Variant::General => "general",
-            Variant::Rows => "rows",
-            Variant::Runs => "runs",
-            Variant::Gather => "gather",
-            Variant::Columns => "columns",
-        }
-    }
+    pub const ALL: [Variant; Variant::FAMILIES.len()] = Variant::FAMILIES;
 }

@@ -66,7 +66,7 @@ pub(crate) struct Plan {
 /// pieces of whole lanes or pairs of groups of positions, each binding the
 /// tensor through the output binding); the family's work is then fitted to
 /// each piece under its one key, or where it cannot run some piece, the
-/// general kernels run them all.
+/// fallback family's (the one that runs every layout) runs them all.
 pub(crate) fn plan(
     desc: &ReverseSubsequences,
     mode: Mode,
@@ -124,8 +124,8 @@ pub(crate) fn plan(
     })
 }
 
-/// The general kernels' work in `mode` on `piece`, which runs every layout.
-fn general(desc: &ReverseSubsequences, mode: Mode, piece: &Piece, profile: &Profile) -> Work {
+/// The fallback family's work in `mode` on `piece`: it runs every layout.
+fn fallback(desc: &ReverseSubsequences, mode: Mode, piece: &Piece, profile: &Profile) -> Work {
     let element_bytes = desc.input.data_type().size_in_bytes();
     let output_bytes = piece.windows[2].size;
     Work::fallback(&piece.layout, element_bytes, output_bytes, mode, profile)
@@ -134,7 +134,7 @@ fn general(desc: &ReverseSubsequences, mode: Mode, piece: &Piece, profile: &Prof
 /// The work on each piece under one key: `family` (the family of the layout the
 /// pieces run on, walking the positions of every piece where the cut paired
 /// some with input windows) fitted to each piece, where it runs every piece
-/// from a vector-aligned start; else the general kernels.
+/// from a vector-aligned start; else the fallback family's.
 fn fitted(
     desc: &ReverseSubsequences,
     mode: Mode,
@@ -166,14 +166,13 @@ fn fitted(
     fitted.unwrap_or_else(|| {
         pieces
             .iter()
-            .map(|d| general(desc, mode, d, profile))
+            .map(|d| fallback(desc, mode, d, profile))
             .collect()
     })
 }
 
 /// The work in place across windows: pairs of groups of positions, each run
-/// by `general`'s swap across windows, on 16-byte vectors of runs where every
-/// pair allows them.
+/// by the first family in the registry that runs them (`Family::across`).
 fn across(
     desc: &ReverseSubsequences,
     layout: &Layout,

@@ -100,7 +100,7 @@ pub(crate) struct Piece {
     /// that any kernel variant can run it.
     pub(crate) whole: bool,
     /// Whether the dispatch's sources are chosen by axis position alone, so that
-    /// `Runs`, which moves whole runs of one position, can run it.
+    /// a family that moves whole runs of one position can run it.
     pub(crate) by_position: bool,
     /// Whether the piece is a pair of groups of positions in place across
     /// windows (`across.rs`): the cut decides it, the planner reads it.
