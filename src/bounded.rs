@@ -53,6 +53,11 @@ impl<K: Hash + Eq + Clone, V> Bounded<K, V> {
         value
     }
 
+    /// Takes `key`'s entry out.
+    pub(crate) fn remove(&mut self, key: &K) -> Option<V> {
+        self.entries.remove(key).map(|(value, _)| value)
+    }
+
     pub(crate) fn len(&self) -> usize {
         self.entries.len()
     }

@@ -51,7 +51,7 @@ pub use descriptor::in_place::ReverseInPlace;
 pub use descriptor::operator::{ReverseSubsequences, MAX_RANK, MAX_TENSOR_BYTES};
 pub use descriptor::tensor::TensorDesc;
 pub use executor::adapter::adapter_from_env;
-pub use executor::autotune::MAX_TUNING_BYTES;
+pub use executor::autotune::{MAX_TUNING_BYTES, MIN_TUNED_BYTES};
 pub use executor::compiled::CompiledReverse;
 pub use executor::compiled_in_place::CompiledInPlace;
 pub use executor::device_lock::DeviceLock;

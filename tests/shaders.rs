@@ -1,7 +1,9 @@
-//! naga parses and validates every kernel in every specialisation the pipeline
-//! cache can build, and translates each into what wgpu's native backends hand
-//! their drivers: SPIR-V (Vulkan), MSL (Metal) and HLSL (DX12); and the trace
-//! build of every source. Needs no adapter, so it is a binary of its own, run
+//! naga parses and validates every kernel in every specialisation a program
+//! can give, in the published form the pipelines compile (constants fixed,
+//! bindings renumbered: `revseq::program::Kernel`), the staging copy kernels
+//! included, and translates each into what wgpu's native backends hand their
+//! drivers: SPIR-V (Vulkan), MSL (Metal) and HLSL (DX12); and the trace build
+//! of every source. Needs no adapter, so it is a binary of its own, run
 //! once, not in each backend's pass of the GPU suite.
 
 #![cfg(not(target_arch = "wasm32"))]
@@ -9,51 +11,63 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use revseq::program::Kernel;
 use revseq::shaders::{KernelFile, Source, Storage};
 use revseq::PipelineKey;
 
-/// A validator with no optional capability but 64-bit integers for the sources
-/// that use them: every other kernel runs on any WebGPU device.
-fn validator(source: &Source) -> naga::valid::Validator {
+/// A validator with no optional capability but 64-bit integers for the
+/// kernels that use them: every other kernel runs on any WebGPU device.
+fn validator(int64: bool) -> naga::valid::Validator {
     let mut capabilities = naga::valid::Capabilities::empty();
-    if source.needs_int64() {
+    if int64 {
         capabilities |= naga::valid::Capabilities::SHADER_INT64;
     }
     naga::valid::Validator::new(naga::valid::ValidationFlags::all(), capabilities)
 }
 
-fn parse(source: &Source, wgsl: &str) -> (naga::Module, naga::valid::ModuleInfo) {
+fn parse(what: &str, int64: bool, wgsl: &str) -> (naga::Module, naga::valid::ModuleInfo) {
     let module = naga::front::wgsl::parse_str(wgsl)
-        .unwrap_or_else(|e| panic!("{}: {}", source.label(), e.emit_to_string(wgsl)));
-    let info = validator(source)
+        .unwrap_or_else(|e| panic!("{what}: {}", e.emit_to_string(wgsl)));
+    let info = validator(int64)
         .validate(&module)
-        .unwrap_or_else(|e| panic!("{}: {}", source.label(), e.emit_to_string(wgsl)));
+        .unwrap_or_else(|e| panic!("{what}: {}", e.emit_to_string(wgsl)));
     (module, info)
 }
 
-/// Specialises `module` for `key` (plus `extra` constants), validates it and
-/// translates it for each native backend.
-fn specialise(
-    source: &Source,
+/// A published kernel, parsed, validated and translated for each native
+/// backend.
+fn publish(what: &str, kernel: &Kernel) {
+    assert!(
+        !kernel.wgsl.contains("override"),
+        "{what}: an override left"
+    );
+    let (module, info) = parse(what, kernel.needs_int64(), &kernel.wgsl);
+    translate(what, kernel.needs_int64(), &module, &info, &[]);
+}
+
+/// Specialises `module` for `constants`, validates it and translates it for
+/// each native backend.
+fn translate(
+    key: &str,
+    int64: bool,
     module: &naga::Module,
     info: &naga::valid::ModuleInfo,
-    key: &PipelineKey,
-    extra: &[(&str, f64)],
+    constants: &[(&str, f64)],
 ) {
-    let mut constants = naga::back::PipelineConstants::default();
-    for (name, value) in key.constants().into_iter().chain(extra.iter().copied()) {
-        constants.insert(name.to_string(), value);
-    }
+    let constants: naga::back::PipelineConstants = constants
+        .iter()
+        .map(|(name, value)| (name.to_string(), *value))
+        .collect();
     let (specialised, specialised_info) = naga::back::pipeline_constants::process_overrides(
         module,
         info,
         Some((naga::ShaderStage::Compute, KernelFile::ENTRY_POINT)),
         &constants,
     )
-    .unwrap_or_else(|e| panic!("{key:?}: {e}"));
-    validator(source)
+    .unwrap_or_else(|e| panic!("{key}: {e}"));
+    validator(int64)
         .validate(&specialised)
-        .unwrap_or_else(|e| panic!("{key:?}: {e}"));
+        .unwrap_or_else(|e| panic!("{key}: {e}"));
     let entry_point = || {
         (
             naga::ShaderStage::Compute,
@@ -69,11 +83,10 @@ fn specialise(
             entry_point: KernelFile::ENTRY_POINT.to_string(),
         }),
     )
-    .unwrap_or_else(|e| panic!("{key:?}, SPIR-V: {e}"));
+    .unwrap_or_else(|e| panic!("{key}, SPIR-V: {e}"));
     // The oldest versions wgpu's Metal and DX12 backends accept (DX12's with its
     // default compiler, FXC), and the first with 64-bit integers for the
     // sources that need them.
-    let int64 = source.needs_int64();
     let msl = naga::back::msl::Options {
         lang_version: if int64 { (2, 3) } else { (1, 2) },
         ..Default::default()
@@ -87,7 +100,7 @@ fn specialise(
             ..Default::default()
         },
     )
-    .unwrap_or_else(|e| panic!("{key:?}, MSL {:?}: {e}", msl.lang_version));
+    .unwrap_or_else(|e| panic!("{key}, MSL {:?}: {e}", msl.lang_version));
     let hlsl = naga::back::hlsl::Options {
         shader_model: match int64 {
             true => naga::back::hlsl::ShaderModel::V6_0,
@@ -101,10 +114,10 @@ fn specialise(
     let mut text = String::new();
     naga::back::hlsl::Writer::new(&mut text, &hlsl, &pipeline)
         .write(&specialised, &specialised_info, None)
-        .unwrap_or_else(|e| panic!("{key:?}, HLSL {:?}: {e}", hlsl.shader_model));
+        .unwrap_or_else(|e| panic!("{key}, HLSL {:?}: {e}", hlsl.shader_model));
     assert!(
         text.contains("[numthreads("),
-        "{key:?}: HLSL without a kernel"
+        "{key}: HLSL without a kernel"
     );
 }
 
@@ -129,14 +142,18 @@ fn every_specialisation_parses_validates_and_translates() {
                         "{}: the normal build traces",
                         source.label()
                     );
-                    let (module, info) = parse(source, &wgsl);
+                    let int64 = source.needs_int64();
+                    // The source itself, overrides and all.
+                    parse(&source.label(), int64, &wgsl);
                     for key in keys.iter() {
-                        specialise(source, &module, &info, key, &[]);
+                        publish(&format!("{key:?}"), &Kernel::of_key(*key));
                         checked.fetch_add(1, Ordering::Relaxed);
                     }
                     // The trace build of the same source, with one of its keys.
-                    let (module, info) = parse(source, &source.traced_wgsl());
-                    specialise(source, &module, &info, &keys[0], &[("TRACE_EVERY", 7.0)]);
+                    let (module, info) = parse(&source.label(), int64, &source.traced_wgsl());
+                    let mut constants = keys[0].constants();
+                    constants.push(("TRACE_EVERY", 7.0));
+                    translate(&source.label(), int64, &module, &info, &constants);
                 }
             });
         }
@@ -151,9 +168,17 @@ fn every_specialisation_parses_validates_and_translates() {
     // and gather/swap two (vec4, 64-bit words); general/swap_pairs three (words,
     // vec2, vec4), swap_pairs_subwords one (words).
     assert_eq!(kernels.len(), 34, "{kernels:?}");
+    // The staging copy kernels, as the programs that stage give them.
+    let copies = Kernel::copies();
+    for copy in &copies {
+        publish(&format!("copy kernel ({} bytes)", copy.wgsl.len()), copy);
+    }
+    assert_eq!(copies.len(), 6);
     eprintln!(
-        "{checked} specialisations of {} sources validated and translated to SPIR-V, MSL and HLSL",
-        by_source.len()
+        "{checked} specialisations of {} sources and {} copy kernels, published, validated \
+         and translated to SPIR-V, MSL and HLSL",
+        by_source.len(),
+        copies.len()
     );
 }
 

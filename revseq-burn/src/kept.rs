@@ -1,8 +1,9 @@
 //! What revseq-burn keeps for each compute client, made on its first call and
-//! read by every call after: the target revseq plans for on its device, and
-//! the programs planned for it, by descriptor and mode, each ready to launch
-//! (`src/launch.rs`). A call for a descriptor seen before plans nothing and
-//! makes no text: it looks its programs up.
+//! read by every call after: the target revseq plans for on its device, the
+//! programs planned for it, by descriptor and mode, each ready to launch
+//! (`src/launch.rs`), and where autotune is on, the choice timed for each
+//! class of descriptor (`src/tune.rs`). A call for a descriptor seen before
+//! plans nothing, times nothing and makes no text: it looks its programs up.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -11,7 +12,7 @@ use std::sync::{Arc, LazyLock, Mutex, PoisonError};
 use burn_cubecl::cubecl::ir::UIntKind;
 use burn_cubecl::cubecl::prelude::{Client, ElemType};
 use cubecl_common::device::ServiceId;
-use revseq::program::{self, Target};
+use revseq::program::{self, Choice, Program, Target};
 use revseq::wgpu;
 use revseq::{ReverseInPlace, ReverseSubsequences};
 
@@ -23,9 +24,16 @@ pub(crate) const KEPT_PROGRAMS: usize = 256;
 
 /// A client's target and programs.
 pub(crate) struct Kept {
+    /// The client, which autotune times on.
+    client: Client,
     target: Target,
+    /// Whether the client's adapter is a GPU, where autotune is on by default.
+    gpu: bool,
     /// By descriptor and whether in place; a plan refused is not kept.
     programs: Mutex<HashMap<(ReverseSubsequences, bool), Arc<Launch>>>,
+    /// Autotune's choices, by class (`Program::class`); held while a class is
+    /// tuned, so that one tuning runs at a time on the client.
+    choices: Mutex<HashMap<u64, Choice>>,
 }
 
 /// A client: its service, and the binding the laboratory keeps plans to.
@@ -43,8 +51,11 @@ impl Kept {
             .entry(key)
             .or_insert_with(|| {
                 Arc::new(Kept {
+                    client: client.clone(),
                     target: target(client, key.1),
+                    gpu: client.properties().identity.physical.is_some(),
                     programs: Mutex::default(),
+                    choices: Mutex::default(),
                 })
             })
             .clone()
@@ -67,23 +78,78 @@ impl Kept {
         if let Some(launch) = programs().get(&key) {
             return Ok(launch.clone());
         }
-        let planned = match in_place {
-            false => program::program(desc, &self.target),
-            true => {
-                let tensor = ReverseInPlace::new(
-                    desc.input.clone(),
-                    desc.sequence_lengths.clone(),
-                    desc.axis,
-                );
-                program::program_in_place(&tensor, &self.target)
-            }
-        }?;
+        let planned = self.plan(desc, in_place, &self.target)?;
+        let planned = match crate::tune::tunes(self.gpu) && crate::tune::worth_timing(&planned) {
+            true => self.tuned(desc, in_place, planned),
+            false => planned,
+        };
         let launch = Arc::new(Launch::new(planned));
         let mut programs = programs();
         if programs.len() >= KEPT_PROGRAMS {
             programs.clear();
         }
         Ok(programs.entry(key).or_insert(launch).clone())
+    }
+
+    /// `desc` planned for `target`, `in_place` or not.
+    fn plan(
+        &self,
+        desc: &ReverseSubsequences,
+        in_place: bool,
+        target: &Target,
+    ) -> Result<Program, revseq::Error> {
+        match in_place {
+            false => program::program(desc, target),
+            true => {
+                let tensor = ReverseInPlace::new(
+                    desc.input.clone(),
+                    desc.sequence_lengths.clone(),
+                    desc.axis,
+                );
+                program::program_in_place(&tensor, target)
+            }
+        }
+    }
+
+    /// `desc` planned under the choice kept for the class of its static plan
+    /// `planned`, or timed now and kept; `planned` where the choice is the
+    /// static one, cannot plan `desc`, or timing could not run.
+    fn tuned(&self, desc: &ReverseSubsequences, in_place: bool, planned: Program) -> Program {
+        let class = planned.class();
+        let mut choices = self.choices.lock().unwrap_or_else(PoisonError::into_inner);
+        let choice = match choices.get(&class) {
+            Some(choice) => *choice,
+            None => {
+                let candidates = match in_place {
+                    false => program::candidates(desc, &self.target),
+                    true => program::candidates_in_place(
+                        &ReverseInPlace::new(
+                            desc.input.clone(),
+                            desc.sequence_lengths.clone(),
+                            desc.axis,
+                        ),
+                        &self.target,
+                    ),
+                };
+                let timed = candidates
+                    .ok()
+                    .and_then(|candidates| crate::tune::fastest(&self.client, desc, candidates));
+                // A class that could not be timed runs the static plan, and
+                // is not timed again.
+                let choice = timed.unwrap_or(self.target.choice());
+                if choices.len() >= KEPT_PROGRAMS {
+                    choices.clear();
+                }
+                choices.insert(class, choice);
+                choice
+            }
+        };
+        drop(choices);
+        if choice == self.target.choice() {
+            return planned;
+        }
+        let target = self.target.clone().with_choice(choice);
+        self.plan(desc, in_place, &target).unwrap_or(planned)
     }
 
     /// How many programs the client keeps.

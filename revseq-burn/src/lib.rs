@@ -76,6 +76,8 @@ pub mod onnx;
 mod ops;
 #[cfg(feature = "wgpu")]
 mod portable;
+#[cfg(feature = "wgpu")]
+mod tune;
 
 #[cfg(all(feature = "wgpu", not(target_family = "wasm")))]
 #[expect(
@@ -130,6 +132,17 @@ pub mod lab {
     /// (`None`: the device's own), so that small tensors run windowed.
     pub fn set_max_binding(bytes: Option<u64>) {
         crate::kept::set_max_binding(bytes)
+    }
+
+    /// Turns autotune on or off for every client from now on (`None`: the
+    /// default, on where the adapter is a GPU, as `REVSEQ_AUTOTUNE` says).
+    pub fn set_autotune(on: Option<bool>) {
+        crate::tune::force(on)
+    }
+
+    /// How many classes autotune has timed in this process.
+    pub fn tunings() -> usize {
+        crate::tune::tunings()
     }
 
     /// [`reverse_sequence`](crate::reverse_sequence) on the portable path,

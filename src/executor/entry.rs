@@ -15,8 +15,12 @@ use crate::executor::scope::block_on;
 impl Gpu {
     /// Validates `desc` against the operator's rules and this device's limits, and
     /// prepares it to run: the pipeline (from the cache) and the layout uniform.
-    /// Blocks only while wgpu reports whether it accepted them, which natively is
-    /// at once. Not on wasm32: use [`Gpu::compile_async`].
+    /// Blocks while wgpu reports whether it accepted them, which natively is at
+    /// once; and where autotune is on ([`Gpu::with_autotune`], the default on a
+    /// GPU), on the first compile of a class of descriptor of 1 MiB and up,
+    /// while it times the candidate plans (0.1–0.5 s a class on a GPU). A
+    /// tuning that fails leaves the static plan: it succeeds wherever it would
+    /// with autotune off. Not on wasm32: use [`Gpu::compile_async`].
     ///
     /// ```
     /// # fn main() -> Result<(), revseq::Error> {
@@ -34,8 +38,10 @@ impl Gpu {
         block_on(self.compile_async(desc))
     }
 
-    /// [`Gpu::compile`] without blocking: resolves once wgpu has accepted or
-    /// rejected the pipeline and the uniform.
+    /// [`Gpu::compile`] as a future: resolves once wgpu has accepted or
+    /// rejected the pipeline and the uniform. Where autotune times a new class
+    /// (natively only: it is off on wasm32), its waits poll the device and
+    /// block the thread that polls this future.
     ///
     /// ```
     /// # fn main() -> Result<(), revseq::Error> {

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use crate::descriptor::error::Error;
 use crate::executor::adapter::adapter_from_env;
-use crate::executor::autotune::{Choices, MAX_TUNING_BYTES};
+use crate::executor::autotune::{Choices, MAX_TUNING_BYTES, MIN_TUNED_BYTES};
 use crate::executor::device_lock::{DeviceLock, Held};
 use crate::executor::pipeline::{KernelPipeline, PipelineCache};
 #[cfg(not(target_arch = "wasm32"))]
@@ -37,8 +37,10 @@ struct Inner {
     /// Whether `compile` times the plans that can serve a descriptor and runs
     /// the fastest (`src/executor/autotune/`).
     autotune: bool,
-    /// The most bytes autotune's buffers take together.
+    /// The most bytes tuning allocates at once.
     autotune_bytes: u64,
+    /// Output bytes below which a class keeps the static choice untimed.
+    autotune_floor: u64,
     /// The plans autotune chose, by class of descriptor.
     choices: Choices,
     /// The family the static choice is forced to where it serves the layout
@@ -59,6 +61,7 @@ struct Settings {
     forced: Option<Variant>,
     autotune: bool,
     autotune_bytes: u64,
+    autotune_floor: u64,
     static_variant: Option<Variant>,
 }
 
@@ -165,6 +168,7 @@ impl Gpu {
             forced: None,
             autotune: autotune_by_default(&device.adapter_info()),
             autotune_bytes: MAX_TUNING_BYTES,
+            autotune_floor: MIN_TUNED_BYTES,
             static_variant: None,
         };
         Gpu::with_device(device, queue, settings)
@@ -172,10 +176,16 @@ impl Gpu {
 
     /// The same device and queue with the plan tuned for `tuning`, for an adapter
     /// whose device type misleads (a GPU reported as `Other`, say) or to compare the
-    /// two. Results are identical; the clone has its own pipeline cache.
+    /// two: the static plans of that tuning, autotune off (as a family forced
+    /// with [`Gpu::with_variant`] runs that family; `with_autotune(true)` after it
+    /// turns autotune back on, the static choice then this tuning's). Results are
+    /// identical; the clone has its own pipeline cache.
     #[cfg(feature = "lab")]
     pub fn with_tuning(&self, tuning: Tuning) -> Gpu {
-        self.clone_with(|s| s.tuning = tuning)
+        self.clone_with(|s| {
+            s.tuning = tuning;
+            s.autotune = false;
+        })
     }
 
     /// The same device and queue, its kernels that only move words (`runs`,
@@ -223,35 +233,65 @@ impl Gpu {
         self.clone_with(|s| s.submission_bytes = bytes.map(|b| b.max(4) & !3))
     }
 
-    /// The same device and queue, with autotune on or off: where on, `compile`
-    /// plans a descriptor under every profile that can serve it (each kernel
-    /// family, under a CPU adapter's tuning and a GPU's), times the distinct
-    /// programs on buffers of its own shaped like the descriptor's (at most 1
-    /// GiB in all; larger descriptors take the static choice) and runs the
-    /// fastest, keeping the choice for descriptors of its class (mode, the
-    /// static plan's pipeline key, output size within a power of two). Where
-    /// off, the static choice, by the kind of adapter. Results are identical
-    /// either way. On by default on GPUs, off on CPU adapters (where the static
-    /// choice is the fastest, `docs/tuning.md`) and on wasm32 (a browser may not
-    /// block); `REVSEQ_AUTOTUNE=on` or `off` sets the default. The clone has
-    /// its own pipeline cache and choices.
+    /// The same device and queue, with autotune on or off: where on, the first
+    /// `compile` of a class of descriptor (mode, the static plan's pipeline
+    /// key, output size within a power of two) plans it under every profile
+    /// that can serve it (each kernel family, under a CPU adapter's tuning and
+    /// a GPU's), times the distinct programs on buffers of its own shaped like
+    /// the descriptor's and runs the fastest, keeping the choice for the
+    /// class; later compiles of the class time nothing. That first compile
+    /// blocks while it times (natively, `compile_async` too: its waits poll
+    /// the device), for tens of milliseconds on a GPU. Classes under 1 MiB of
+    /// output ([`MIN_TUNED_BYTES`](crate::MIN_TUNED_BYTES)) keep the static
+    /// choice untimed. Tuning allocates at most
+    /// [`autotune_bytes`](Self::autotune_bytes) at once; a larger descriptor is
+    /// timed as a smaller one of its layout. A tuning that fails (out of
+    /// memory, say) logs a warning and the compile runs the static plan, as
+    /// with autotune off; that `Gpu` does not tune the class again. Only a
+    /// lost device is an error. Where off, the static choice, by the kind of
+    /// adapter. Results are identical either way. On by default on GPUs, off
+    /// on CPU adapters (where the static choice is the fastest,
+    /// `docs/tuning.md`) and on wasm32 (a browser may not block);
+    /// `REVSEQ_AUTOTUNE=on` or `off` sets the default. The clone has its own
+    /// pipeline cache and choices.
     pub fn with_autotune(&self, on: bool) -> Gpu {
         self.clone_with(|s| s.autotune = on)
     }
 
-    /// The same device and queue, autotune's buffers taking at most `bytes`
-    /// together (input, lengths and output; [`MAX_TUNING_BYTES`] by default,
-    /// 1 GiB): a descriptor whose tensors take more is timed as the smaller
-    /// descriptor of its layout that fits, its lanes halved
+    /// The same device and queue, tuning allocating at most `bytes` at once
+    /// ([`MAX_TUNING_BYTES`] by default, 1 GiB): the tensors it times on (in
+    /// place, the tensor once) and every candidate's scratch, placeholder and
+    /// uniforms. A descriptor whose tensors and static plan take more is timed
+    /// as the smaller descriptor of its layout that fits, its lanes halved; a
+    /// candidate whose own buffers would pass the bound is left untimed
     /// (`docs/autotune.md`).
     pub fn with_autotune_bytes(&self, bytes: u64) -> Gpu {
         self.clone_with(|s| s.autotune_bytes = bytes)
     }
 
-    /// The most bytes autotune's buffers take together
+    /// The most bytes tuning allocates at once
     /// ([`Gpu::with_autotune_bytes`]).
     pub fn autotune_bytes(&self) -> u64 {
         self.inner.autotune_bytes
+    }
+
+    /// The same device and queue, timing classes from `bytes` of output up
+    /// ([`MIN_TUNED_BYTES`](crate::MIN_TUNED_BYTES) by default): the
+    /// laboratory's, so that small descriptors exercise timing.
+    #[cfg(feature = "lab")]
+    pub fn with_autotune_floor(&self, bytes: u64) -> Gpu {
+        self.clone_with(|s| s.autotune_floor = bytes)
+    }
+
+    /// Output bytes below which a class keeps the static choice untimed.
+    pub(crate) fn autotune_floor(&self) -> u64 {
+        self.inner.autotune_floor
+    }
+
+    /// Tunings this `Gpu` started: one a class, however many threads compile it.
+    #[cfg(feature = "lab")]
+    pub fn tunings(&self) -> usize {
+        self.inner.choices.tunings()
     }
 
     /// Whether `compile` times the candidate plans ([`Gpu::with_autotune`]).
@@ -321,6 +361,7 @@ impl Gpu {
             forced: inner.profile.forced,
             autotune: inner.autotune,
             autotune_bytes: inner.autotune_bytes,
+            autotune_floor: inner.autotune_floor,
             static_variant: inner.static_variant,
         };
         change(&mut settings);
@@ -346,6 +387,7 @@ impl Gpu {
             forced,
             autotune,
             autotune_bytes,
+            autotune_floor,
             static_variant,
         } = settings;
         let lock = DeviceLock::of(&device);
@@ -373,6 +415,7 @@ impl Gpu {
                 submission_bytes,
                 autotune,
                 autotune_bytes,
+                autotune_floor,
                 static_variant,
                 choices: Choices::default(),
             }),

@@ -34,6 +34,7 @@
 //! its phases)
 //! and the staging copy's `LANES` (its interleave).
 
+pub(crate) mod candidates;
 pub(crate) mod cut;
 pub(crate) mod dispatch;
 pub(crate) mod kernel;

@@ -63,6 +63,9 @@ use crate::plan::dispatch::{Making, StagingCopy};
 use crate::plan::kernel::{KernelOf, COPY, COPY_USES, OPERATOR};
 use crate::plan::{plan, tensor_bytes, Plan};
 
+pub use crate::plan::candidates::{
+    candidates, candidates_in_place, fastest, Choice, MARGIN, ROUNDS, ROUND_TIME,
+};
 pub use crate::plan::dispatch::{Binding, Dispatch};
 pub use crate::plan::kernel::Kernel;
 pub use crate::plan::target::Target;
@@ -213,14 +216,21 @@ impl Program {
         }
     }
 
+    /// Whether it reverses the tensor in its own memory
+    /// ([`program_in_place`]): its tensor binds as [`TensorRole::Tensor`].
+    pub fn is_in_place(&self) -> bool {
+        self.mode == Mode::InPlace
+    }
+
     /// Whether it writes into a second tensor or into the input's memory.
     pub(crate) fn mode(&self) -> Mode {
         self.mode
     }
 
     /// `min_size_in_bytes` of `tensor` (in place, the tensor's at the
-    /// output's place).
-    pub(crate) fn tensor_bytes(&self, tensor: TensorRole) -> u64 {
+    /// output's place): what its [`Binding::Tensor`]s reach, the last word
+    /// rounded up to 4 bytes.
+    pub fn tensor_bytes(&self, tensor: TensorRole) -> u64 {
         match tensor {
             TensorRole::Input => self.bytes[0],
             TensorRole::SequenceLengths => self.bytes[1],

@@ -7,6 +7,7 @@
 use crate::kernels::tuning::{self, Profile, Tuning};
 #[cfg(feature = "lab")]
 use crate::kernels::variant::Variant;
+use crate::plan::candidates::Choice;
 use crate::plan::cut::MAX_WINDOW_BYTES;
 
 /// What a plan is made for: a device's limits, the kind of adapter (a CPU
@@ -108,6 +109,24 @@ impl Target {
 
     /// The bytes a plan binds at most: [`max_binding`](Self::max_binding) in
     /// whole words, within the 2^32 bytes a kernel's u32 offsets reach.
+    /// The same target planning under `choice` ([`candidates`]): its tuning,
+    /// and the family it forces.
+    ///
+    /// [`candidates`]: crate::program::candidates
+    pub fn with_choice(mut self, choice: Choice) -> Target {
+        self.profile.tuning = choice.tuning;
+        self.profile.forced = choice.variant;
+        self
+    }
+
+    /// The profile it plans under ([`Target::with_choice`]).
+    pub fn choice(&self) -> Choice {
+        Choice {
+            tuning: self.profile.tuning,
+            variant: self.profile.forced,
+        }
+    }
+
     pub(crate) fn binding(&self) -> u64 {
         self.max_binding.min(MAX_WINDOW_BYTES) & !3
     }

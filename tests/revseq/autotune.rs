@@ -28,7 +28,7 @@ fn out_of_place(d: &ReverseInPlace) -> ReverseSubsequences {
 
 #[test]
 fn tuned_plans_are_exact_in_either_mode_and_kept_by_class() {
-    let tuned = gpu().with_autotune(true);
+    let tuned = gpu().with_autotune(true).with_autotune_floor(0);
     assert!(tuned.autotunes() || cfg!(target_arch = "wasm32"));
     let mut rng = Rng::new(89);
     let mut variants = BTreeSet::new();
@@ -72,7 +72,7 @@ fn autotune_is_the_callers_to_change_and_off_by_default_on_a_cpu_adapter() {
         0,
         "nothing timed where autotune is off"
     );
-    let on = Gpu::with_autotune(&off, true);
+    let on = Gpu::with_autotune(&off, true).with_autotune_floor(0);
     on.compile(&out_of_place(&d)).unwrap();
     assert_eq!(on.tuned_classes(), 1);
 }
@@ -86,7 +86,7 @@ fn choices_saved_as_text_are_taken_by_a_later_device_and_stale_ones_ignored() {
         operator.sequence_lengths.clone(),
         operator.axis,
     );
-    let first = gpu().with_autotune(true);
+    let first = gpu().with_autotune(true).with_autotune_floor(0);
     let tuned = first.compile(&operator).unwrap().variant();
     first.compile_in_place(&d).unwrap();
     let text = first.autotune_choices();
@@ -107,7 +107,7 @@ fn choices_saved_as_text_are_taken_by_a_later_device_and_stale_ones_ignored() {
             _ => format!("{line}\n"),
         })
         .collect();
-    let later = gpu().with_autotune(true);
+    let later = gpu().with_autotune(true).with_autotune_floor(0);
     assert_eq!(later.load_autotune_choices(&edited), 2, "{edited}");
     assert_eq!(later.compile(&operator).unwrap().variant(), other);
     assert_eq!(later.compile_in_place(&d).unwrap().variant(), other);
@@ -119,7 +119,7 @@ fn choices_saved_as_text_are_taken_by_a_later_device_and_stale_ones_ignored() {
 
     // Another version's, or not choices at all: ignored, nothing taken.
     let stale = edited.replacen("\nrevseq ", "\nrevseq 0.0.0-", 1);
-    let fresh = gpu().with_autotune(true);
+    let fresh = gpu().with_autotune(true).with_autotune_floor(0);
     assert_eq!(fresh.load_autotune_choices(&stale), 0);
     assert_eq!(fresh.load_autotune_choices("not a cache"), 0);
     let corrupt = edited.replace(&format!(" gpu {}", other.name()), " gpu sideways");
@@ -134,7 +134,10 @@ fn choices_saved_as_text_are_taken_by_a_later_device_and_stale_ones_ignored() {
 #[test]
 fn descriptors_past_the_tuning_bound_are_tuned_on_a_smaller_one_of_their_layout() {
     let bound = 64 << 10;
-    let tuned = gpu().with_autotune(true).with_autotune_bytes(bound);
+    let tuned = gpu()
+        .with_autotune(true)
+        .with_autotune_floor(0)
+        .with_autotune_bytes(bound);
     assert_eq!(tuned.autotune_bytes(), bound);
     assert_eq!(gpu().autotune_bytes(), revseq::MAX_TUNING_BYTES);
     let mut rng = Rng::new(90);
@@ -184,7 +187,9 @@ fn autotune_times_by_the_devices_timestamps_where_it_has_them_else_by_the_host()
     // A device without them tunes by the host's clock, to the same exact plans.
     let (device, queue) = pollster::block_on(adapter.request_device(&Default::default())).unwrap();
     assert!(!device.features().contains(timestamps));
-    let plain = Gpu::from_wgpu(device, queue).with_autotune(true);
+    let plain = Gpu::from_wgpu(device, queue)
+        .with_autotune(true)
+        .with_autotune_floor(0);
     let mut rng = Rng::new(91);
     for case in 0..4 {
         let d = random_strided(&mut rng, case, [1, 4], 9, 3);
@@ -207,19 +212,26 @@ fn a_device_lost_while_tuning_gives_device_lost_and_keeps_no_choice() {
             0 => Gpu::new().unwrap(),
             _ => crate::support::gpu_with_limits(|_| {}),
         };
-        gpu.with_autotune(true).with_autotune_bytes(256 << 10)
+        gpu.with_autotune(true)
+            .with_autotune_floor(0)
+            .with_autotune_bytes(256 << 10)
     };
     let operator = |case: usize| {
         let rows = [64, 8192][case % 2];
         desc(DataType::Float32, &[rows, 24, 8], 1, DataType::Uint32, None)
     };
     // How long each case tunes undisturbed: the loss strikes within it, or
-    // just after.
+    // just after. The shortest of three fresh devices' tunings: the first
+    // also compiles the candidates' shaders cold, which the cases after it
+    // find in the driver's cache, and would draw delays mostly past the end.
     let took: Vec<u64> = (0..2)
         .map(|case| {
-            let start = std::time::Instant::now();
-            device(case).compile(&operator(case)).unwrap();
-            start.elapsed().as_micros() as u64
+            let tuning = || {
+                let start = std::time::Instant::now();
+                device(case).compile(&operator(case)).unwrap();
+                start.elapsed().as_micros() as u64
+            };
+            (0..3).map(|_| tuning()).min().unwrap_or(0).max(1)
         })
         .collect();
     let mut rng = Rng::new(92);
@@ -249,4 +261,36 @@ fn a_device_lost_while_tuning_gives_device_lost_and_keeps_no_choice() {
     }
     eprintln!("tuning struck by a loss: {lost} lost, {tuned} finished first");
     assert!(lost > 0, "no loss struck while tuning");
+}
+
+#[test]
+fn threads_compiling_a_new_class_at_once_tune_it_once() {
+    let tuned = gpu().with_autotune(true).with_autotune_floor(0);
+    let operator = desc(DataType::Float16, &[48, 40, 6], 1, DataType::Uint32, None);
+    let variants: Vec<Variant> = std::thread::scope(|scope| {
+        let threads: Vec<_> = (0..8)
+            .map(|_| scope.spawn(|| tuned.compile(&operator).unwrap().variant()))
+            .collect();
+        threads.into_iter().map(|t| t.join().unwrap()).collect()
+    });
+    // The first to arrive timed the candidates; the others waited for it and
+    // took its choice.
+    assert_eq!(tuned.tunings(), 1, "{variants:?}");
+    assert_eq!(tuned.tuned_classes(), 1);
+    assert!(variants.iter().all(|v| *v == variants[0]), "{variants:?}");
+    assert!(serves(variants[0], &operator), "{variants:?}");
+}
+
+#[test]
+fn descriptors_below_the_floor_keep_the_static_choice_untimed() {
+    let tuned = gpu().with_autotune(true);
+    let untuned = gpu().with_autotune(false);
+    let small = desc(DataType::Float32, &[64, 24, 8], 1, DataType::Uint32, None);
+    assert!(small.output.min_size_in_bytes() < revseq::MIN_TUNED_BYTES);
+    let variant = tuned.compile(&small).unwrap().variant();
+    assert_eq!(variant, untuned.compile(&small).unwrap().variant());
+    // Decided, kept, and nothing built past the static plan's kernels.
+    assert_eq!(tuned.tuned_classes(), 1);
+    assert_eq!(tuned.tunings(), 1);
+    assert_eq!(tuned.cached_pipelines(), untuned.cached_pipelines());
 }

@@ -1,50 +1,87 @@
 //! Autotune's choices: kept per class of descriptor on a device, and written
 //! and read as text so that a later run times nothing it timed before.
 
-use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, PoisonError};
 
-use super::{Choice, Class};
 use crate::bounded::Bounded;
 use crate::executor::gpu::Gpu;
 use crate::kernels::tuning::Tuning;
 use crate::kernels::variant::Variant;
+use crate::plan::candidates::{Choice, Class};
 
-/// Classes a device keeps a choice for, the least recently used dropped past it.
+/// Classes a device keeps a choice for, made now or loaded, the least
+/// recently used dropped past it; and as many classes whose tuning failed.
 const KEPT_CHOICES: usize = 1024;
 
-/// A device's choices, by class; and those loaded from an earlier run's text
-/// ([`Gpu::load_autotune_choices`]), by the digest of their class, until a
-/// compile meets the class.
+/// A device's choices, by the digest of their class: those made by timing and
+/// those loaded from an earlier run's text ([`Gpu::load_autotune_choices`])
+/// in one bounded map, so that what the text saves is what a compile takes;
+/// and the classes whose tuning failed, which run the static plan untimed.
 #[derive(Debug)]
 pub(crate) struct Choices {
-    kept: Mutex<Bounded<Class, Choice>>,
-    loaded: Mutex<HashMap<u64, Choice>>,
+    kept: Mutex<Bounded<u64, Choice>>,
+    failed: Mutex<Bounded<u64, ()>>,
+    /// Tunings started.
+    tunings: AtomicUsize,
 }
 
 impl Default for Choices {
     fn default() -> Choices {
         Choices {
             kept: Mutex::new(Bounded::new(KEPT_CHOICES)),
-            loaded: Mutex::default(),
+            failed: Mutex::new(Bounded::new(KEPT_CHOICES)),
+            tunings: AtomicUsize::new(0),
         }
     }
 }
 
 impl Choices {
-    pub(super) fn get(&self, class: &Class) -> Option<Choice> {
+    /// What is decided for `class`: `Some(Some(choice))` where a choice is
+    /// kept, `Some(None)` where its tuning failed (the static plan), `None`
+    /// where nothing is.
+    pub(super) fn decided(&self, class: &Class) -> Option<Option<Choice>> {
+        let digest = class.digest();
         let mut kept = self.kept.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(choice) = kept.get(class) {
-            return Some(*choice);
+        if let Some(choice) = kept.get(&digest) {
+            return Some(Some(*choice));
         }
-        let mut loaded = self.loaded.lock().unwrap_or_else(PoisonError::into_inner);
-        let choice = loaded.remove(&class.digest())?;
-        Some(*kept.insert(*class, choice))
+        drop(kept);
+        let mut failed = self.failed.lock().unwrap_or_else(PoisonError::into_inner);
+        failed.get(&digest).map(|()| None)
     }
 
+    /// Keeps `choice` for `class`, unless its tuning failed.
     pub(super) fn keep(&self, class: Class, choice: Choice) {
+        let digest = class.digest();
+        let mut failed = self.failed.lock().unwrap_or_else(PoisonError::into_inner);
+        if failed.get(&digest).is_some() {
+            return;
+        }
+        drop(failed);
         let mut kept = self.kept.lock().unwrap_or_else(PoisonError::into_inner);
-        kept.insert(class, choice);
+        kept.insert(digest, choice);
+    }
+
+    /// `class`'s tuning failed: it runs the static plan untimed from now on,
+    /// whatever was kept for it.
+    pub(super) fn fail(&self, class: Class) {
+        let digest = class.digest();
+        let mut kept = self.kept.lock().unwrap_or_else(PoisonError::into_inner);
+        kept.remove(&digest);
+        drop(kept);
+        let mut failed = self.failed.lock().unwrap_or_else(PoisonError::into_inner);
+        failed.insert(digest, ());
+    }
+
+    pub(super) fn count_tuning(&self) {
+        self.tunings.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Tunings started.
+    #[cfg(feature = "lab")]
+    pub(crate) fn tunings(&self) -> usize {
+        self.tunings.load(Ordering::Relaxed)
     }
 
     /// Classes with a kept choice.
@@ -59,18 +96,6 @@ impl Choices {
 
 /// The first line of the choices' text, with its format's version.
 const HEADER: &str = "revseq autotune 1";
-
-impl Class {
-    /// A digest of the class that lasts across runs of one build: FNV-1a of
-    /// its debug text (the text holds every field by name).
-    fn digest(&self) -> u64 {
-        format!("{self:?}")
-            .bytes()
-            .fold(0xcbf2_9ce4_8422_2325, |hash, byte| {
-                (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
-            })
-    }
-}
 
 impl Choice {
     pub(super) fn text(self) -> String {
@@ -130,25 +155,13 @@ impl Gpu {
     /// # }
     /// ```
     pub fn autotune_choices(&self) -> String {
-        let choices = self.choices();
-        let mut by_digest: HashMap<u64, Choice> = {
-            let kept = choices.kept.lock().unwrap_or_else(PoisonError::into_inner);
-            kept.iter()
-                .map(|(class, choice)| (class.digest(), *choice))
-                .collect()
-        };
-        let loaded = choices
-            .loaded
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        for (digest, choice) in loaded.iter() {
-            by_digest.entry(*digest).or_insert(*choice);
-        }
-        drop(loaded);
-        let mut lines: Vec<String> = by_digest
-            .into_iter()
+        let kept = self.choices().kept.lock();
+        let kept = kept.unwrap_or_else(PoisonError::into_inner);
+        let mut lines: Vec<String> = kept
+            .iter()
             .map(|(digest, choice)| format!("{digest:016x} {}\n", choice.text()))
             .collect();
+        drop(kept);
         lines.sort();
         self.autotune_header() + &lines.concat()
     }
@@ -158,7 +171,8 @@ impl Gpu {
     /// how many it took. Text made by another version of revseq, on another
     /// adapter or driver, or not in the format is ignored whole, with a
     /// warning logged (the `log` crate), never an error: autotune then times
-    /// again. Choices of this run win over loaded ones.
+    /// again. Choices of this run win over loaded ones. A device keeps at most
+    /// 1,024 choices, made or loaded, the least recently used dropped past it.
     pub fn load_autotune_choices(&self, text: &str) -> usize {
         let header = self.autotune_header();
         let Some(body) = text.strip_prefix(&header) else {
@@ -183,12 +197,11 @@ impl Gpu {
             return 0;
         };
         let count = parsed.len();
-        let mut loaded = self
-            .choices()
-            .loaded
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        loaded.extend(parsed);
+        let kept = self.choices().kept.lock();
+        let kept = &mut kept.unwrap_or_else(PoisonError::into_inner);
+        for (digest, choice) in parsed {
+            kept.insert(digest, choice);
+        }
         count
     }
 }

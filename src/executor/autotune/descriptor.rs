@@ -5,6 +5,7 @@
 use crate::descriptor::error::Error;
 use crate::descriptor::in_place::ReverseInPlace;
 use crate::descriptor::operator::ReverseSubsequences;
+use crate::plan::candidates::{candidates, candidates_in_place, Choice};
 use crate::plan::program::Program;
 use crate::plan::target::Target;
 
@@ -31,8 +32,17 @@ impl Descriptor {
         }
     }
 
+    /// Its candidates for `target` (`target`'s own plan first).
+    pub(super) fn candidates(&self, target: &Target) -> Result<Vec<(Choice, Program)>, Error> {
+        match self {
+            Descriptor::OutOfPlace(desc) => candidates(desc, target),
+            Descriptor::InPlace(desc) => candidates_in_place(desc, target),
+        }
+    }
+
     /// The bytes its tensors take (in place, the tensor once).
-    pub(super) fn bytes(&self) -> u64 {
+    #[cfg(test)]
+    fn bytes(&self) -> u64 {
         let operator = self.operator();
         let output = match self {
             Descriptor::OutOfPlace(_) => operator.output.min_size_in_bytes(),
@@ -45,9 +55,18 @@ impl Descriptor {
     /// stride, the axis last (so that lanes keep their length where they can),
     /// until its tensors take at most `bytes`: the same layout, strides and
     /// types, fewer lanes. `None` where nothing is left to halve.
-    pub(super) fn within(&self, bytes: u64) -> Option<Descriptor> {
+    #[cfg(test)]
+    fn within(&self, bytes: u64) -> Option<Descriptor> {
+        self.shrunk_until(|smaller| smaller.bytes() <= bytes)
+    }
+
+    /// Itself where it `fits`, else the descriptor halved as [`within`] says
+    /// until it does; `None` where nothing is left to halve.
+    ///
+    /// [`within`]: Descriptor::within
+    pub(super) fn shrunk_until(&self, fits: impl Fn(&Descriptor) -> bool) -> Option<Descriptor> {
         let mut smaller = self.clone();
-        while smaller.bytes() > bytes {
+        while !fits(&smaller) {
             smaller = smaller.halved()?;
         }
         Some(smaller)

@@ -10,6 +10,11 @@
 //! for the descriptor's class (its mode, the static plan's pipeline key and
 //! its size to a power of two), so that a loop over many batch sizes tunes a
 //! few times, not once a shape.
+//!
+//! Autotune never makes a compile fail that would succeed without it: a
+//! tuning that fails for any reason but a lost device (out of memory, a
+//! candidate that does not build) logs one warning, keeps no choice, and the
+//! compile runs the static plan; the class is not tuned again on that `Gpu`.
 
 use crate::descriptor::error::{Error, TensorRole};
 use crate::descriptor::operator::ReverseSubsequences;
@@ -17,9 +22,9 @@ use crate::descriptor::Mode;
 use crate::executor::compile::build;
 use crate::executor::compiled::CompiledReverse;
 use crate::executor::gpu::Gpu;
-use crate::kernels::tuning::Tuning;
-use crate::kernels::variant::Variant;
-use crate::kernels::PipelineKey;
+use crate::executor::uniform::params_stride;
+use crate::plan::candidates::{Choice, Class};
+use crate::plan::cut::PLACEHOLDER_BYTES;
 use crate::plan::program::Program;
 use crate::plan::target::Target;
 
@@ -27,118 +32,111 @@ mod choices;
 #[cfg(not(target_arch = "wasm32"))]
 mod clock;
 mod descriptor;
+mod turn;
 
 pub(crate) use choices::Choices;
 #[cfg(not(target_arch = "wasm32"))]
 use clock::Clock;
 pub(crate) use descriptor::Descriptor;
+use turn::Turn;
 
-/// The most bytes the tuning buffers hold together (input, lengths and
-/// output) by default ([`Gpu::with_autotune_bytes`]): a larger descriptor is
-/// timed as a smaller one of its layout.
+/// The most bytes tuning allocates at once by default
+/// ([`Gpu::with_autotune_bytes`]): its tensors, and every candidate's scratch,
+/// placeholder and uniforms. A larger descriptor is timed as a smaller one of
+/// its layout.
 pub const MAX_TUNING_BYTES: u64 = 1 << 30;
 
-/// Timed rounds a candidate runs, after one untimed; its time is their median.
-#[cfg(not(target_arch = "wasm32"))]
-const ROUNDS: usize = 5;
-
-/// What a timed round of one candidate should last at least: where one run is
-/// shorter, a round records it several times into one submission, so that the
-/// wait's granularity does not decide.
-#[cfg(not(target_arch = "wasm32"))]
-const ROUND_TIME: std::time::Duration = std::time::Duration::from_millis(2);
-
-/// How much faster than the static choice a candidate must run to be chosen
-/// instead: less is within the noise of a few rounds.
-#[cfg(not(target_arch = "wasm32"))]
-const MARGIN: f64 = 1.05;
-
-/// A plan's profile: the tuning it is made under and the family it is forced
-/// to, where it is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub(super) struct Choice {
-    pub(super) tuning: Tuning,
-    pub(super) variant: Option<Variant>,
-}
-
-impl Choice {
-    /// `target` planning under this choice.
-    fn target(self, target: &Target) -> Target {
-        let mut target = target.clone();
-        target.profile.tuning = self.tuning;
-        target.profile.forced = self.variant;
-        target
-    }
-}
-
-/// What a choice is kept for: descriptors of one mode whose static plans share
-/// a pipeline key, of output sizes within a power of two.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub(super) struct Class {
-    mode: Mode,
-    key: PipelineKey,
-    bucket: u32,
-}
-
-impl Class {
-    fn of(program: &Program) -> Class {
-        Class {
-            mode: program.mode(),
-            key: program.key(),
-            bucket: program.tensor_bytes(TensorRole::Output).max(1).ilog2(),
-        }
-    }
-}
+/// Below this many output bytes (in place, the tensor's), a descriptor is not
+/// timed and its class keeps the static choice: any plan runs in a few
+/// microseconds on a GPU, less than the call costs on the host, and timing it
+/// would cost every candidate's pipeline for nothing.
+pub const MIN_TUNED_BYTES: u64 = 1 << 20;
 
 /// `descriptor` compiled on `gpu`: under the static choice where autotune is
-/// off, else under the choice kept for its class, or the fastest of its
-/// candidates, timed now and kept. A descriptor whose tensors take more than
-/// [`Gpu::autotune_bytes`] is timed as the smaller one of its layout that fits
-/// ([`Descriptor::within`]), and runs the plan chosen there where that plan
-/// serves it (else the static one).
+/// off, else under the choice kept for its class, or the one tuning makes now
+/// ([`tune`]), kept. Where the tuning fails, or the chosen plan cannot be
+/// built while the static one can, the static plan, with a warning. Only a
+/// lost device is an error here that the static plan would not give.
 pub(crate) async fn compile(gpu: &Gpu, descriptor: Descriptor) -> Result<CompiledReverse, Error> {
     let target = gpu.target();
     let desc = descriptor.operator();
     let static_choice = static_choice(gpu, &target);
-    let program = descriptor.program(&static_choice.target(&target))?;
+    let program = descriptor.program(&target.clone().with_choice(static_choice))?;
     // A device forced to one family (the laboratory's) runs that family.
     let forced = target.profile.forced.is_some();
     if !gpu.autotunes() || forced || program.is_empty() {
         return build(gpu, &desc, program).await;
     }
     let class = Class::of(&program);
-    let choice = match gpu.choices().get(&class) {
-        Some(choice) => choice,
-        None if descriptor.bytes() <= gpu.autotune_bytes() => {
-            let (choice, compiled) = tune(gpu, &descriptor, program, static_choice).await?;
-            gpu.choices().keep(class, choice);
-            return Ok(compiled);
-        }
-        None => {
-            let Some(smaller) = descriptor.within(gpu.autotune_bytes()) else {
-                return build(gpu, &desc, program).await;
-            };
-            let smaller_program = smaller.program(&static_choice.target(&target))?;
-            if smaller_program.is_empty() {
-                return build(gpu, &desc, program).await;
-            }
-            let (choice, _) = tune(gpu, &smaller, smaller_program, static_choice).await?;
-            let compiled =
-                build(gpu, &desc, plan_for(&descriptor, choice, &target, program)).await?;
-            // Kept once all of it succeeded: nothing half-kept.
-            gpu.choices().keep(class, choice);
-            return Ok(compiled);
+    if let Some(decided) = gpu.choices().decided(&class) {
+        return run(gpu, &descriptor, decided, static_choice, program, class).await;
+    }
+    let _turn = Turn::take(gpu.device(), class);
+    // Decided meanwhile by the compile it waited for.
+    if let Some(decided) = gpu.choices().decided(&class) {
+        return run(gpu, &descriptor, decided, static_choice, program, class).await;
+    }
+    gpu.choices().count_tuning();
+    let choice = match tune(gpu, &descriptor, &program, static_choice).await {
+        Ok(choice) => choice,
+        Err(error @ Error::DeviceLost { .. }) => return Err(error),
+        Err(error) => {
+            log::warn!(
+                "revseq: autotune failed for {class:?} ({error}); this Gpu runs the static \
+                 plan for the class from now on"
+            );
+            gpu.choices().fail(class);
+            return build(gpu, &desc, program).await;
         }
     };
-    build(gpu, &desc, plan_for(&descriptor, choice, &target, program)).await
+    let compiled = run(
+        gpu,
+        &descriptor,
+        Some(choice),
+        static_choice,
+        program,
+        class,
+    )
+    .await?;
+    // Kept once all of it succeeded: nothing half-kept from a lost device.
+    gpu.choices().keep(class, choice);
+    Ok(compiled)
 }
 
-/// `descriptor`'s program under `choice`, or its static `program` where the
-/// choice, made for its class, cannot plan this descriptor (none is known).
-fn plan_for(descriptor: &Descriptor, choice: Choice, target: &Target, program: Program) -> Program {
-    descriptor
-        .program(&choice.target(target))
-        .unwrap_or(program)
+/// `descriptor` built under `decided` (`None`: the static choice, as for a
+/// class whose tuning failed), or its static `program` where the choice is
+/// the static one or cannot plan this descriptor. A chosen plan that cannot
+/// be built while the static one can: the static plan, with a warning, the
+/// class not tuned again.
+async fn run(
+    gpu: &Gpu,
+    descriptor: &Descriptor,
+    decided: Option<Choice>,
+    static_choice: Choice,
+    program: Program,
+    class: Class,
+) -> Result<CompiledReverse, Error> {
+    let desc = descriptor.operator();
+    let chosen = match decided {
+        Some(choice) if choice != static_choice => {
+            descriptor.program(&gpu.target().with_choice(choice))
+        }
+        _ => return build(gpu, &desc, program).await,
+    };
+    let Ok(chosen) = chosen else {
+        return build(gpu, &desc, program).await;
+    };
+    match build(gpu, &desc, chosen).await {
+        Err(error) if !matches!(error, Error::DeviceLost { .. }) => {
+            log::warn!(
+                "revseq: autotune's choice for {class:?} could not be built ({error}); \
+                 this Gpu runs the static plan for the class from now on"
+            );
+            gpu.choices().fail(class);
+            build(gpu, &desc, program).await
+        }
+        built => built,
+    }
 }
 
 /// The plan the device makes without timing: its tuning, and the
@@ -150,31 +148,82 @@ fn static_choice(gpu: &Gpu, target: &Target) -> Choice {
     }
 }
 
-/// The fastest of `descriptor`'s candidates (`program` is its static plan,
-/// made under `static_choice`)
-/// and its choice: every distinct program some profile plans, built and
-/// timed ([`fastest`]).
+/// Bytes the tuning buffers take for `program`: the tensors it binds (in
+/// place, the tensor once) and the lengths, each rounded up as allocated.
+fn tensor_bytes(program: &Program) -> u64 {
+    let roles: &[TensorRole] = match program.mode() {
+        Mode::OutOfPlace => &[
+            TensorRole::Input,
+            TensorRole::SequenceLengths,
+            TensorRole::Output,
+        ],
+        Mode::InPlace => &[TensorRole::SequenceLengths, TensorRole::Output],
+    };
+    let size = |role: &TensorRole| program.tensor_bytes(*role).next_multiple_of(4).max(4);
+    roles.iter().map(size).sum()
+}
+
+/// Bytes a candidate allocates of its own when built: its scratch, the
+/// placeholder it binds, and its uniforms.
+fn own_bytes(gpu: &Gpu, program: &Program) -> u64 {
+    let scratch: u64 = program.scratch_bytes().iter().sum();
+    let placeholder = match program.binds_placeholder() {
+        true => PLACEHOLDER_BYTES,
+        false => 0,
+    };
+    let uniforms = program.dispatches().len() as u64 * params_stride(&gpu.device().limits());
+    scratch + placeholder + uniforms
+}
+
+/// The choice for `descriptor`'s class (`program` is its static plan, made
+/// under `static_choice`): the static one, untimed, below
+/// [`MIN_TUNED_BYTES`]; else the fastest of every distinct program some
+/// profile plans ([`fastest`]), timed on `descriptor` or, where its tensors
+/// and the static plan's own buffers take more than [`Gpu::autotune_bytes`],
+/// on the smaller descriptor of its layout that fits. A candidate is timed
+/// where its own buffers fit in what the bound leaves; the static plan always is.
 async fn tune(
     gpu: &Gpu,
     descriptor: &Descriptor,
-    program: Program,
+    program: &Program,
     static_choice: Choice,
-) -> Result<(Choice, CompiledReverse), Error> {
+) -> Result<Choice, Error> {
     let target = gpu.target();
-    let desc = descriptor.operator();
-    let class = Class::of(&program);
-    // Every distinct program some profile plans, the static one first.
-    let mut candidates = vec![(static_choice, program)];
-    for tuning in [Tuning::Cpu, Tuning::Gpu] {
-        for variant in std::iter::once(None).chain(Variant::FAMILIES.map(Some)) {
-            let choice = Choice { tuning, variant };
-            let Ok(program) = descriptor.program(&choice.target(&target)) else {
-                continue;
-            };
-            if !candidates.iter().any(|(_, other)| program.same(other)) {
-                candidates.push((choice, program));
-            }
+    let floor = gpu.autotune_floor();
+    if program.tensor_bytes(TensorRole::Output) < floor {
+        return Ok(static_choice);
+    }
+    let bound = gpu.autotune_bytes();
+    let static_target = target.with_choice(static_choice);
+    let fits = |timed: &Descriptor| {
+        timed
+            .program(&static_target)
+            .is_ok_and(|p| !p.is_empty() && tensor_bytes(&p) + own_bytes(gpu, &p) <= bound)
+    };
+    let Some(timed) = descriptor.shrunk_until(fits) else {
+        return Ok(static_choice);
+    };
+    let desc = timed.operator();
+    // Every distinct program some profile plans, the static one first, each
+    // where its own buffers fit in what the bound leaves.
+    let mut candidates = timed.candidates(&static_target)?.into_iter();
+    let Some(first) = candidates.next() else {
+        return Ok(static_choice);
+    };
+    let mut used = tensor_bytes(&first.1) + own_bytes(gpu, &first.1);
+    let mut timed_candidates = vec![first];
+    for (choice, program) in candidates {
+        let own = own_bytes(gpu, &program);
+        if used + own > bound {
+            log::debug!("revseq: autotune leaves {choice:?} untimed: its buffers pass the bound");
+            continue;
         }
+        used += own;
+        timed_candidates.push((choice, program));
+    }
+    let candidates = timed_candidates;
+    if candidates.len() == 1 {
+        return Ok(static_choice);
     }
     let mut compiled = Vec::with_capacity(candidates.len());
     let mut choices = Vec::with_capacity(candidates.len());
@@ -182,70 +231,50 @@ async fn tune(
         compiled.push(build(gpu, &desc, program).await?);
         choices.push(choice);
     }
-    let fastest = match compiled.len() {
-        1 => 0,
-        _ => fastest(gpu, &desc, &compiled).await?,
-    };
+    let fastest = fastest(gpu, &desc, &compiled).await?;
     log::debug!(
-        "revseq: autotune chose {:?} ({}) of {} plans for {class:?}",
+        "revseq: autotune chose {:?} ({}) of {} plans for {:?}",
         compiled[fastest].variant(),
         choices[fastest].text(),
-        compiled.len()
+        compiled.len(),
+        Class::of(program)
     );
-    Ok((choices[fastest], compiled.swap_remove(fastest)))
+    Ok(choices[fastest])
 }
 
 /// The index of the fastest of `compiled` (one descriptor's candidates, in
-/// one mode, the static choice first), each timed on the same buffers: the
-/// median of [`ROUNDS`] rounds, the candidates taking turns within each,
-/// every round submitted alone and timed by [`Clock`]; the
-/// static choice unless another beats it by more than [`MARGIN`].
+/// one mode, the static choice first), each timed on the same buffers by
+/// [`Clock`], every round submitted alone, as
+/// [`candidates::fastest`](crate::plan::candidates::fastest) decides.
 #[cfg(not(target_arch = "wasm32"))]
 async fn fastest(
     gpu: &Gpu,
     desc: &ReverseSubsequences,
     compiled: &[CompiledReverse],
 ) -> Result<usize, Error> {
-    use std::time::Duration;
+    use crate::executor::scope::block_on;
 
     let context = "timing the candidate plans";
     let first = &compiled[0];
-    let [input, lengths, output] = gpu.scoped(context, || buffers(gpu, desc, first)).await??;
-    let buffers = match first.program.mode() {
-        Mode::OutOfPlace => [&input, &lengths, &output],
-        Mode::InPlace => [&output, &lengths, &output],
-    };
+    let tuned = gpu.scoped(context, || buffers(gpu, desc, first)).await??;
+    let input = tuned.input.as_ref().unwrap_or(&tuned.output);
+    let buffers = [input, &tuned.lengths, &tuned.output];
     let bindings = buffers.map(|buffer| buffer.as_entire_buffer_binding());
     let clock = Clock::new(gpu);
-    let run = |candidate: &CompiledReverse, repeats: u32| -> Result<Duration, Error> {
-        clock.time(gpu, |encoder| {
-            for _ in 0..repeats {
-                candidate.record_on(encoder, [&bindings[0], &bindings[1], &bindings[2]])?;
-            }
-            Ok(())
-        })
+    // Each round under an error scope of its own: what wgpu reports of it
+    // (out of memory, validation) is this call's error.
+    let time = |i: usize, repeats: u32| {
+        let run = || {
+            clock.time(gpu, |encoder| {
+                for _ in 0..repeats {
+                    compiled[i].record_on(encoder, [&bindings[0], &bindings[1], &bindings[2]])?;
+                }
+                Ok(())
+            })
+        };
+        block_on(gpu.scoped(context, run))?
     };
-    // One untimed run each (first use of a pipeline and of the buffers); the
-    // slowest of them sets how many runs a round records.
-    let mut once = Duration::ZERO;
-    for candidate in compiled {
-        once = once.max(gpu.scoped(context, || run(candidate, 1)).await??);
-    }
-    let repeats = match once.is_zero() {
-        true => 16,
-        false => (ROUND_TIME.as_secs_f64() / once.as_secs_f64()).clamp(1.0, 16.0) as u32,
-    };
-    let mut times = vec![Vec::with_capacity(ROUNDS); compiled.len()];
-    for _ in 0..ROUNDS {
-        for (candidate, times) in compiled.iter().zip(&mut times) {
-            times.push(gpu.scoped(context, || run(candidate, repeats)).await??);
-        }
-    }
-    let median = |times: &mut Vec<Duration>| {
-        times.sort();
-        times[times.len() / 2]
-    };
-    let medians: Vec<Duration> = times.iter_mut().map(median).collect();
+    let (fastest, medians) = crate::plan::candidates::fastest(compiled.len(), time)?;
     log::debug!(
         "revseq: autotune timed {} plans by the {} clock: {medians:?}",
         compiled.len(),
@@ -255,12 +284,7 @@ async fn fastest(
             "host's"
         }
     );
-    let fastest = (0..compiled.len()).min_by_key(|&i| medians[i]).unwrap_or(0);
-    // The static choice, first, unless another is faster past the noise.
-    match medians[0].as_secs_f64() <= medians[fastest].as_secs_f64() * MARGIN {
-        true => Ok(0),
-        false => Ok(fastest),
-    }
+    Ok(fastest)
 }
 
 /// In a browser nothing may block and the host has no monotonic clock of
@@ -274,16 +298,18 @@ async fn fastest(
     Ok(0)
 }
 
-/// The tuning buffers, of the sizes `compiled` binds: the input and output
-/// zeroed, the lengths spread over the axis.
+/// The tuning buffers, of the sizes `compiled` binds, with the usage a
+/// caller's bindings must have and no more (`STORAGE`: a staged candidate
+/// copies by its copy kernel, as it does on such bindings): the input and
+/// output zeroed, the lengths spread over the axis. In place, no input: the
+/// tensor is bound at both places.
 #[cfg(not(target_arch = "wasm32"))]
 fn buffers(
     gpu: &Gpu,
     desc: &ReverseSubsequences,
     compiled: &CompiledReverse,
-) -> Result<[crate::executor::device_lock::Held<wgpu::Buffer>; 3], Error> {
-    let usage =
-        wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST;
+) -> Result<Tuned, Error> {
+    let usage = wgpu::BufferUsages::STORAGE;
     let buffer = |label, role| {
         gpu.create_buffer(&wgpu::BufferDescriptor {
             label: Some(label),
@@ -303,9 +329,21 @@ fn buffers(
         .collect();
     let context = "creating the tuning buffers";
     let lengths = gpu.buffer_init("revseq::tuning_lengths", &lengths, usage, context)?;
-    Ok([
-        buffer("revseq::tuning_input", TensorRole::Input),
+    let input = match compiled.program.mode() {
+        Mode::OutOfPlace => Some(buffer("revseq::tuning_input", TensorRole::Input)),
+        Mode::InPlace => None,
+    };
+    Ok(Tuned {
+        input,
         lengths,
-        buffer("revseq::tuning_output", TensorRole::Output),
-    ])
+        output: buffer("revseq::tuning_output", TensorRole::Output),
+    })
+}
+
+/// The tuning buffers: in place, no input of its own.
+#[cfg(not(target_arch = "wasm32"))]
+struct Tuned {
+    input: Option<crate::executor::device_lock::Held<wgpu::Buffer>>,
+    lengths: crate::executor::device_lock::Held<wgpu::Buffer>,
+    output: crate::executor::device_lock::Held<wgpu::Buffer>,
 }
