@@ -3,6 +3,7 @@
 //! on revseq's own device and on burn's, and what it keeps its choice for (a
 //! [`Class`] of descriptors).
 
+use std::hash::{Hash, Hasher};
 use std::time::Duration;
 
 use crate::descriptor::error::{Error, TensorRole};
@@ -50,13 +51,27 @@ impl Class {
     }
 
     /// A digest of the class that lasts across runs of one build: FNV-1a of
-    /// its debug text (the text holds every field by name).
+    /// its fields as they hash (no random state), cheap enough for every
+    /// compile to look its choice up by.
     pub(crate) fn digest(&self) -> u64 {
-        format!("{self:?}")
-            .bytes()
-            .fold(0xcbf2_9ce4_8422_2325, |hash, byte| {
-                (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
-            })
+        let mut fnv = Fnv(0xcbf2_9ce4_8422_2325);
+        self.hash(&mut fnv);
+        fnv.finish()
+    }
+}
+
+/// FNV-1a, 64 bits, as a [`Hasher`].
+struct Fnv(u64);
+
+impl Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for byte in bytes {
+            self.0 = (self.0 ^ u64::from(*byte)).wrapping_mul(0x0100_0000_01b3);
+        }
     }
 }
 

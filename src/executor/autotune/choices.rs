@@ -95,7 +95,7 @@ impl Choices {
 }
 
 /// The first line of the choices' text, with its format's version.
-const HEADER: &str = "revseq autotune 1";
+const HEADER: &str = "revseq autotune 2";
 
 impl Choice {
     pub(super) fn text(self) -> String {
