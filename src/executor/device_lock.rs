@@ -102,6 +102,15 @@ impl DeviceLock {
         f()
     }
 
+    /// Whether this thread holds the lock (never where it locks nothing).
+    pub(crate) fn held_here(&self) -> bool {
+        #[cfg(not(target_arch = "wasm32"))]
+        let held = (self.shared.as_ref()).is_some_and(|s| s.mutex.is_owned_by_current_thread());
+        #[cfg(target_arch = "wasm32")]
+        let held = false;
+        held
+    }
+
     /// Whether this lock serialises anything: true on GL.
     pub fn is_shared(&self) -> bool {
         self.shared.is_some()

@@ -294,3 +294,29 @@ fn descriptors_below_the_floor_keep_the_static_choice_untimed() {
     assert_eq!(tuned.tunings(), 1);
     assert_eq!(tuned.cached_pipelines(), untuned.cached_pipelines());
 }
+
+#[test]
+fn a_thread_holding_the_device_lock_never_waits_for_a_tuning() {
+    // On GL a tuning takes the device's lock (`DeviceLock`), which a caller's
+    // thread may hold while it compiles: that compile must not wait for the
+    // tuning, or neither ends. Elsewhere the lock locks nothing.
+    let tuned = gpu().with_autotune(true).with_autotune_floor(0);
+    let operator = desc(DataType::Uint16, &[40, 56, 6], 1, DataType::Int32, None);
+    let lock = tuned.device_lock();
+    for _ in 0..4 {
+        let tuned = tuned.with_autotune(true);
+        let variants: Vec<Variant> = std::thread::scope(|scope| {
+            let tuning = scope.spawn(|| tuned.compile(&operator).unwrap().variant());
+            let holding = scope.spawn(|| lock.hold(|| tuned.compile(&operator).unwrap().variant()));
+            [tuning.join().unwrap(), holding.join().unwrap()].into()
+        });
+        assert!(
+            variants.iter().all(|v| serves(*v, &operator)),
+            "{variants:?}"
+        );
+        assert_eq!(tuned.tunings(), 1, "{variants:?}");
+    }
+    let input = Rng::new(7).bytes(operator.input.min_size_in_bytes() as usize);
+    let lengths = Rng::new(8).bytes(operator.sequence_lengths.min_size_in_bytes() as usize);
+    assert_matches_reference_on(&tuned, &operator, &input, &lengths);
+}

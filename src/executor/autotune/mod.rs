@@ -71,7 +71,12 @@ pub(crate) async fn compile(gpu: &Gpu, descriptor: Descriptor) -> Result<Compile
     if let Some(decided) = gpu.choices().decided(&class) {
         return run(gpu, &descriptor, decided, static_choice, program, class).await;
     }
-    let _turn = Turn::take(gpu.device(), class);
+    // A thread holding the device's lock does not wait for a tuning that
+    // may need it: the static plan meanwhile, nothing kept.
+    let wait = !gpu.device_lock().held_here();
+    let Some(_turn) = Turn::take(gpu.device(), class, wait) else {
+        return build(gpu, &desc, program).await;
+    };
     // Decided meanwhile by the compile it waited for.
     if let Some(decided) = gpu.choices().decided(&class) {
         return run(gpu, &descriptor, decided, static_choice, program, class).await;

@@ -2,6 +2,8 @@
 //! another compile is tuning on the same device, through any [`Gpu`] of it,
 //! waits for that tuning to end rather than time its candidates beside it
 //! (each would time the other's work, and both would allocate their buffers).
+//! A thread that holds the device's lock (GL) does not wait, since the tuning
+//! may need that lock: it runs the static plan meanwhile.
 //!
 //! [`Gpu`]: crate::Gpu
 
@@ -30,29 +32,32 @@ pub(super) struct Turn;
 
 #[cfg(target_arch = "wasm32")]
 impl Turn {
-    pub(super) fn take(_device: &wgpu::Device, _class: Class) -> Turn {
-        Turn
+    pub(super) fn take(_device: &wgpu::Device, _class: Class, _wait: bool) -> Option<Turn> {
+        Some(Turn)
     }
 }
 
 #[cfg(not(target_arch = "wasm32"))]
 impl Turn {
-    /// Waits until no compile tunes `class` on `device`, then takes the turn.
-    /// A tuning is bounded (its rounds, and the device's own timeouts), so the
-    /// wait is too.
-    pub(super) fn take(device: &wgpu::Device, class: Class) -> Turn {
+    /// Waits until no compile tunes `class` on `device`, then takes the turn;
+    /// where another compile tunes it and `wait` is false, `None`. A tuning is
+    /// bounded (its rounds, and the device's own timeouts), so the wait is too.
+    pub(super) fn take(device: &wgpu::Device, class: Class, wait: bool) -> Option<Turn> {
         let tuning = |list: &Vec<(wgpu::Device, Class)>| {
             list.iter().any(|(d, c)| d == device && *c == class)
         };
         let mut list = TUNING.lock().unwrap_or_else(PoisonError::into_inner);
         while tuning(&list) {
+            if !wait {
+                return None;
+            }
             list = ENDED.wait(list).unwrap_or_else(PoisonError::into_inner);
         }
         list.push((device.clone(), class));
-        Turn {
+        Some(Turn {
             device: device.clone(),
             class,
-        }
+        })
     }
 }
 
