@@ -39,9 +39,6 @@
 //! - `--host`: instead of the table, what a call costs the host (µs per call
 //!   of `program()`, a warm `compile()` and `record()`, on a tiny and a medium
 //!   tensor; `benches/support/host.rs`), for `--seconds` (at least 3) of rounds;
-//! - `--gpu-model`: instead of timing, every row (and rows that need the general
-//!   kernels) under the SIMT model of memory traffic, from the trace build of the
-//!   real kernels (`benches/support/gpu_model.rs`).
 
 #[path = "support/bench.rs"]
 mod bench;
@@ -51,8 +48,6 @@ mod candidates;
 mod chart;
 #[path = "support/cli.rs"]
 mod cli;
-#[path = "support/gpu_model.rs"]
-mod gpu_model;
 #[path = "support/host.rs"]
 mod host;
 #[path = "support/in_place.rs"]
@@ -97,10 +92,6 @@ fn main() {
         host::host(&bench, args.seconds.max(3.0));
         return;
     }
-    if args.gpu_model {
-        gpu_model::run(&bench, &args, &info);
-        return;
-    }
     if args.sweep {
         if !sweep(&bench, &args) {
             eprintln!("some rows differ from the reference");
@@ -112,7 +103,7 @@ fn main() {
     println!(
         "{} MiB tensors, timed by {}",
         bytes >> 20,
-        if bench.timestamps.is_some() {
+        if bench.clock.on_device() {
             "the device's timestamps"
         } else {
             "the host's clock around each submit"

@@ -50,14 +50,13 @@ pub use descriptor::error::{Error, InPlaceRule, TensorRole};
 pub use descriptor::in_place::ReverseInPlace;
 pub use descriptor::operator::{ReverseSubsequences, MAX_RANK, MAX_TENSOR_BYTES};
 pub use descriptor::tensor::TensorDesc;
-pub use executor::adapter::adapter_from_env;
-pub use executor::autotune::{MAX_TUNING_BYTES, MIN_TUNED_BYTES};
 pub use executor::compiled::CompiledReverse;
 pub use executor::compiled_in_place::CompiledInPlace;
-pub use executor::device_lock::DeviceLock;
-pub use executor::gpu::Gpu;
+pub use executor::device::adapter::adapter_from_env;
+pub use executor::device::device_lock::DeviceLock;
+pub use executor::device::gpu::Gpu;
 #[cfg(not(target_arch = "wasm32"))]
-pub use executor::submission::wait_for_queue;
+pub use executor::device::submission::wait_for_queue;
 #[cfg(feature = "lab")]
 pub use kernels::shaders;
 #[cfg(feature = "lab")]
@@ -65,10 +64,11 @@ pub use kernels::tuning::Tuning;
 pub use kernels::variant::Variant;
 #[cfg(feature = "lab")]
 pub use kernels::{PipelineKey, Walk};
-#[cfg(feature = "lab")]
-pub use lab::simt;
+#[cfg(all(feature = "lab", not(target_arch = "wasm32")))]
+pub use lab::clock;
 #[cfg(all(feature = "lab", not(target_arch = "wasm32")))]
 pub use lab::trace;
+pub use plan::candidates::{MAX_TUNING_BYTES, MIN_TUNED_BYTES};
 pub use plan::program;
 /// The wgpu this crate is built on: use it to create the devices, buffers and
 /// encoders you pass in, so that the types match.

@@ -25,7 +25,7 @@ use std::time::Instant;
 
 use revseq::program;
 use revseq::shaders::{Source, Storage};
-use revseq::simt::Kind;
+use revseq::trace::Kind;
 use revseq::trace::{Trace, TracedBuffer};
 use revseq::{
     reference, DataType, Error, Gpu, PipelineKey, ReverseInPlace, ReverseSubsequences, TensorDesc,

@@ -1,5 +1,6 @@
-//! The benchmark's device, buffers and clocks: batches timed by the device's
-//! timestamps where it has them, in rounds that alternate what they compare.
+//! The benchmark's device, buffers and clocks: batches timed by autotune's own
+//! clock (`revseq::clock`: the device's timestamps where it has them), in
+//! rounds that alternate what they compare.
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
@@ -14,9 +15,10 @@ pub(crate) type Record<'a> = dyn Fn(&mut wgpu::CommandEncoder) + 'a;
 
 pub(crate) struct Bench {
     pub(crate) gpu: Gpu,
-    /// Timestamp queries around each batch, where the device has them inside
-    /// encoders: the GPU's own clock, without the submit and the wait.
-    pub(crate) timestamps: Option<Timestamps>,
+    /// What each batch is timed by: autotune's clock, the device's
+    /// timestamps around it where it has them (the GPU's own clock, without
+    /// the submit and the wait).
+    pub(crate) clock: revseq::clock::Clock,
     pub(crate) copy_layout: wgpu::BindGroupLayout,
     /// Every copy-kernel candidate, and its pipeline.
     pub(crate) copy_kernels: Vec<(CopyKernel, wgpu::ComputePipeline)>,
@@ -66,11 +68,11 @@ impl Bench {
         });
         // The table times the static choice; `--candidates` adds autotune's.
         let gpu = gpu.with_autotune(false);
-        let timestamps = Timestamps::new(&gpu);
+        let clock = revseq::clock::Clock::new(&gpu);
         let (copy_layout, copy_kernels) = copy_kernels(gpu.device());
         Bench {
             gpu,
-            timestamps,
+            clock,
             copy_layout,
             copy_kernels,
             storage_only: false,
@@ -135,31 +137,17 @@ impl Bench {
         view.to_vec()
     }
 
-    /// Seconds per run of `record`, timed over a batch submitted and waited on:
-    /// by the device's timestamps where it has them, else by the host's clock.
+    /// Seconds per run of `record`, timed over a batch submitted and waited on
+    /// by autotune's clock: the device's timestamps where it has them, else
+    /// the host's clock.
     pub(crate) fn time_per_run(&self, batch: u32, record: &Record) -> f64 {
-        let device = self.gpu.device();
-        let mut encoder = device.create_command_encoder(&Default::default());
-        if let Some(t) = &self.timestamps {
-            encoder.write_timestamp(&t.queries, 0);
-        }
-        for _ in 0..batch {
-            record(&mut encoder);
-        }
-        if let Some(t) = &self.timestamps {
-            encoder.write_timestamp(&t.queries, 1);
-            encoder.resolve_query_set(&t.queries, 0..2, &t.resolved, 0);
-            encoder.copy_buffer_to_buffer(&t.resolved, 0, &t.readback, 0, 16);
-        }
-        let start = Instant::now();
-        self.gpu.queue().submit([encoder.finish()]);
-        wait(device);
-        let wall = start.elapsed().as_secs_f64();
-        let seconds = match &self.timestamps {
-            Some(t) => t.read(&self.gpu),
-            None => wall,
-        };
-        seconds / f64::from(batch)
+        let timed = self.clock.time(&self.gpu, |encoder| {
+            for _ in 0..batch {
+                record(encoder);
+            }
+        });
+        let duration = timed.unwrap_or_else(|error| panic!("timing a batch: {error}"));
+        duration.as_secs_f64() / f64::from(batch)
     }
 
     /// Seconds per run of each of `runs` in each round: the rounds alternate
@@ -192,13 +180,11 @@ impl Bench {
     }
 }
 
-/// The adapter `Gpu::new` opens, with its device asked also for timestamp queries
-/// inside encoders where the adapter has them.
+/// The adapter `Gpu::new` opens, with its device asked also for timestamp
+/// queries where the adapter has them.
 pub(crate) fn open_gpu() -> Result<Gpu, revseq::Error> {
     let adapter = pollster::block_on(revseq::adapter_from_env())?;
-    let wanted = wgpu::Features::SHADER_INT64
-        | wgpu::Features::TIMESTAMP_QUERY
-        | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS;
+    let wanted = wgpu::Features::SHADER_INT64 | wgpu::Features::TIMESTAMP_QUERY;
     let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
         label: Some("revseq bench"),
         required_features: adapter.features() & wanted,
@@ -210,57 +196,6 @@ pub(crate) fn open_gpu() -> Result<Gpu, revseq::Error> {
         message: e.to_string(),
     })?;
     Ok(Gpu::from_wgpu(device, queue))
-}
-
-/// A pair of timestamp queries and the buffers their values pass through.
-pub(crate) struct Timestamps {
-    pub(crate) queries: wgpu::QuerySet,
-    pub(crate) resolved: wgpu::Buffer,
-    pub(crate) readback: wgpu::Buffer,
-    /// Nanoseconds per tick.
-    pub(crate) period: f64,
-}
-
-impl Timestamps {
-    pub(crate) fn new(gpu: &Gpu) -> Option<Timestamps> {
-        let device = gpu.device();
-        let needed =
-            wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS;
-        if !device.features().contains(needed) {
-            return None;
-        }
-        let buffer = |usage| {
-            device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("bench timestamps"),
-                size: 16,
-                usage,
-                mapped_at_creation: false,
-            })
-        };
-        Some(Timestamps {
-            queries: device.create_query_set(&wgpu::QuerySetDescriptor {
-                label: Some("bench timestamps"),
-                ty: wgpu::QueryType::Timestamp,
-                count: 2,
-            }),
-            resolved: buffer(wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC),
-            readback: buffer(wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST),
-            period: f64::from(gpu.queue().get_timestamp_period()),
-        })
-    }
-
-    /// Seconds between the two timestamps of the batch just waited on.
-    pub(crate) fn read(&self, gpu: &Gpu) -> f64 {
-        self.readback
-            .map_async(wgpu::MapMode::Read, .., |r| r.expect("map failed"));
-        wait(gpu.device());
-        let ticks: [u64; 2] = {
-            let view = self.readback.get_mapped_range(..).expect("mapped range");
-            bytemuck::pod_read_unaligned(&view[..16])
-        };
-        self.readback.unmap();
-        ticks[1].saturating_sub(ticks[0]) as f64 * self.period * 1e-9
-    }
 }
 
 /// Waits for everything submitted so far in slices of 20 ms (`PollType::Wait`

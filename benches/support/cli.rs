@@ -22,7 +22,6 @@ pub(crate) struct Args {
     pub(crate) largest_only: bool,
     /// `--storage-only`: see `Bench::storage_only`.
     pub(crate) storage_only: bool,
-    pub(crate) gpu_model: bool,
     /// `--host`: what a call costs the host (`benches/support/host.rs`).
     pub(crate) host: bool,
     /// `--in-place`: the operator in place (`benches/support/in_place.rs`).
@@ -68,7 +67,6 @@ pub(crate) fn args() -> Args {
         largest_mib: None,
         largest_only: false,
         storage_only: false,
-        gpu_model: false,
         host: false,
         in_place: false,
         with_in_place: false,
@@ -97,7 +95,6 @@ pub(crate) fn args() -> Args {
             }
             "--largest-only" => args.largest_only = true,
             "--storage-only" => args.storage_only = true,
-            "--gpu-model" => args.gpu_model = true,
             "--host" => args.host = true,
             "--in-place" => args.in_place = true,
             "--with-in-place" => args.with_in_place = true,

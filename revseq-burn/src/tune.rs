@@ -52,12 +52,13 @@ pub(crate) fn tunes(gpu: bool) -> bool {
 /// host cost), its tensors within the tuning bound.
 pub(crate) fn worth_timing(program: &Program) -> bool {
     program.tensor_bytes(TensorRole::Output) >= MIN_TUNED_BYTES
-        && tensor_bytes(program) <= MAX_TUNING_BYTES
+        && program::timing_bytes(program) <= MAX_TUNING_BYTES
 }
 
 /// The fastest of `candidates` (the static plan first) for `desc` on
-/// `client`, timed on buffers of the client's own as `program::fastest` says. Candidates whose scratch would
-/// take the buffers past [`MAX_TUNING_BYTES`] are not timed. `None` where
+/// `client`, timed on buffers of the client's own as `program::fastest` says.
+/// Candidates whose own buffers would take the tuning past
+/// [`MAX_TUNING_BYTES`] are not timed (`program::within_bound`). `None` where
 /// the client cannot profile: the static plan, with a warning.
 pub(crate) fn fastest(
     client: &Client,
@@ -65,19 +66,15 @@ pub(crate) fn fastest(
     candidates: Vec<(Choice, Program)>,
 ) -> Option<Choice> {
     TUNINGS.fetch_add(1, Ordering::Relaxed);
-    let mut candidates = candidates.into_iter();
-    let (first_choice, first) = candidates.next()?;
-    let mut used = tensor_bytes(&first) + scratch_bytes(&first);
-    let mut timed = vec![(first_choice, Launch::new(first))];
-    for (choice, program) in candidates {
-        let own = scratch_bytes(&program);
-        if used + own <= MAX_TUNING_BYTES {
-            used += own;
-            timed.push((choice, Launch::new(program)));
-        }
-    }
-    if timed.len() == 1 {
-        return Some(first_choice);
+    // cubecl passes the uniform as the launch's info: no buffer of its own.
+    let timed: Vec<(Choice, Launch)> = program::within_bound(candidates, MAX_TUNING_BYTES, None)
+        .into_iter()
+        .map(|(choice, program)| (choice, Launch::new(program)))
+        .collect();
+    match timed.len() {
+        0 => return None,
+        1 => return Some(timed[0].0),
+        _ => {}
     }
     let handles = buffers(client, desc, timed[0].1.program());
     let tensor = |role: TensorRole| match role {
@@ -116,37 +113,11 @@ pub(crate) fn fastest(
     Some(timed[chosen].0)
 }
 
-/// Bytes of the tensors the tuning binds (in place, the tensor once).
-fn tensor_bytes(program: &Program) -> u64 {
-    let roles: &[TensorRole] = match program.is_in_place() {
-        false => &[
-            TensorRole::Input,
-            TensorRole::SequenceLengths,
-            TensorRole::Output,
-        ],
-        true => &[TensorRole::SequenceLengths, TensorRole::Tensor],
-    };
-    let size = |role: &TensorRole| program.tensor_bytes(*role).next_multiple_of(4).max(4);
-    roles.iter().map(size).sum()
-}
-
-fn scratch_bytes(program: &Program) -> u64 {
-    program.scratch_bytes().iter().sum()
-}
-
 /// The tuning's input, lengths and output on `client` (in place, the output
 /// is the tensor, at the input's place too): the lengths spread over the axis.
 fn buffers(client: &Client, desc: &ReverseSubsequences, program: &Program) -> [Handle; 3] {
     let size = |role| program.tensor_bytes(role).next_multiple_of(4).max(4) as usize;
-    let width = desc.sequence_lengths.data_type().size_in_bytes() as usize;
-    let axis = u64::from(desc.input.sizes()[desc.axis as usize]);
-    let slots = size(TensorRole::SequenceLengths) / width;
-    let lengths: Vec<u8> = (0..slots as u64)
-        .flat_map(|i| {
-            let length = (i * 37 + 11) % (axis + 1);
-            length.to_le_bytes().into_iter().take(width)
-        })
-        .collect();
+    let lengths = program::timing_lengths(desc, size(TensorRole::SequenceLengths) as u64);
     let output = client.empty(size(TensorRole::Output));
     let input = match program.is_in_place() {
         true => output.clone(),

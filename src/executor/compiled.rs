@@ -1,12 +1,13 @@
 //! A validated, specialised operator, ready to record into a caller's encoder
-//! (`src/executor/compile.rs` makes it, `src/executor/encode.rs` records it).
+//! (`src/executor/build.rs` makes it, `src/executor/encode.rs` records it).
 
 use crate::descriptor::error::{Error, TensorRole};
 use crate::descriptor::operator::ReverseSubsequences;
 use crate::descriptor::Mode;
-use crate::executor::device_lock::Held;
-use crate::executor::gpu::Gpu;
-use crate::executor::pipeline::KernelPipeline;
+use crate::executor::device::device_lock::Held;
+use crate::executor::device::gpu::Gpu;
+use crate::executor::device::pipeline::KernelPipeline;
+use crate::executor::uniform::Uniforms;
 use crate::kernels::variant::Variant;
 #[cfg(feature = "lab")]
 use crate::kernels::PipelineKey;
@@ -25,9 +26,8 @@ pub struct CompiledReverse {
     pub(crate) program: Program,
     /// The pipeline of each of the program's kernels, in their order.
     pub(crate) pipelines: Held<Vec<KernelPipeline>>,
-    /// Each dispatch's uniform bytes, `params_stride` bytes apart.
-    pub(crate) params: Held<wgpu::Buffer>,
-    pub(crate) params_stride: u64,
+    /// Each dispatch's uniform, in the program's order.
+    pub(crate) params: Uniforms,
     /// The device's `min_storage_buffer_offset_alignment`.
     pub(crate) offset_alignment: u64,
     /// Input and output scratch buffers, for staged dispatches.
@@ -69,7 +69,10 @@ impl CompiledReverse {
         let dispatches = self.program.planned().iter();
         let (launched, needed) = dispatches.fold((0u64, 0u64), |(l, n), d| {
             let [x, y, _] = d.workgroups;
-            (l + u64::from(x) * u64::from(y), n + u64::from(d.groups()))
+            (
+                l + u64::from(x) * u64::from(y),
+                n + u64::from(d.workgroups_with_work()),
+            )
         });
         match launched {
             0 => 0.0,
@@ -276,6 +279,6 @@ impl CompiledReverse {
 
     /// The layout uniform of dispatch `i`.
     pub(crate) fn params_binding(&self, i: usize) -> wgpu::BindingResource<'_> {
-        crate::executor::uniform::params_binding(&self.params, i, self.params_stride)
+        self.params.binding(i)
     }
 }

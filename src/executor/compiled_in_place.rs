@@ -8,7 +8,7 @@ use crate::descriptor::error::{Error, TensorRole};
 use crate::descriptor::in_place::ReverseInPlace;
 use crate::executor::compiled::CompiledReverse;
 #[cfg(not(target_arch = "wasm32"))]
-use crate::executor::scope::block_on;
+use crate::executor::device::scope::block_on;
 use crate::kernels::variant::Variant;
 
 /// A [`ReverseInPlace`] compiled for one [`Gpu`](crate::Gpu): its pipeline and

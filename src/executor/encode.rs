@@ -7,11 +7,11 @@
 
 use crate::descriptor::error::{Error, TensorRole};
 use crate::executor::compiled::CompiledReverse;
-use crate::executor::parts::Parts;
-use crate::executor::pipeline::KernelPipeline;
+use crate::executor::device::pipeline::KernelPipeline;
 #[cfg(not(target_arch = "wasm32"))]
-use crate::executor::scope::{now_or_never, Scope};
-use crate::executor::uniform::params_binding;
+use crate::executor::device::scope::{now_or_never, Scope};
+use crate::executor::parts::Parts;
+use crate::executor::uniform::Uniforms;
 use crate::kernels::copy::Direction;
 use crate::plan::dispatch::StagingCopy;
 use crate::plan::program::Binding;
@@ -73,7 +73,7 @@ impl CompiledReverse {
                     Command {
                         dispatch: i,
                         part: Some(next_part - 1),
-                        workgroups: part.workgroups,
+                        workgroups: [part.workgroups[0], part.workgroups[1]],
                         bytes: part.bytes,
                     }
                 })),
@@ -140,7 +140,7 @@ impl CompiledReverse {
         &self,
         bindings: [&wgpu::BufferBinding<'_>; 3],
         commands: &[Command],
-        parts: Option<&wgpu::Buffer>,
+        parts: Option<&Uniforms>,
         by_buffer: bool,
         tracing: Option<&Tracing>,
     ) -> Result<Vec<Option<wgpu::BindGroup>>, Error> {
@@ -154,7 +154,7 @@ impl CompiledReverse {
             let dispatch = &dispatches[command.dispatch];
             // A part's uniform lies in the parts' buffer, a whole dispatch's in its own.
             let params = match command.part.zip(parts) {
-                Some((part, uniform)) => params_binding(uniform, part, self.params_stride),
+                Some((part, uniforms)) => uniforms.binding(part),
                 None => self.params_binding(command.dispatch),
             };
             let mut entries: Vec<wgpu::BindGroupEntry> = (dispatch.bindings.iter())
@@ -205,7 +205,7 @@ impl CompiledReverse {
         encoder: &mut wgpu::CommandEncoder,
         bindings: [&wgpu::BufferBinding<'_>; 3],
         commands: &[Command],
-        parts: Option<&wgpu::Buffer>,
+        parts: Option<&Uniforms>,
         by_buffer: bool,
         tracing: Option<&Tracing>,
     ) -> Result<(), Error> {

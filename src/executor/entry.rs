@@ -6,11 +6,12 @@ use crate::descriptor::error::Error;
 use crate::descriptor::in_place::ReverseInPlace;
 use crate::descriptor::onnx;
 use crate::descriptor::operator::ReverseSubsequences;
+use crate::executor::autotune::{self, Descriptor};
 use crate::executor::compiled::CompiledReverse;
 use crate::executor::compiled_in_place::CompiledInPlace;
-use crate::executor::gpu::Gpu;
+use crate::executor::device::gpu::Gpu;
 #[cfg(not(target_arch = "wasm32"))]
-use crate::executor::scope::block_on;
+use crate::executor::device::scope::block_on;
 
 impl Gpu {
     /// Validates `desc` against the operator's rules and this device's limits, and
@@ -60,7 +61,7 @@ impl Gpu {
         &self,
         desc: &ReverseSubsequences,
     ) -> Result<CompiledReverse, Error> {
-        crate::executor::compile::compile(self, desc).await
+        autotune::compile(self, Descriptor::OutOfPlace(desc.clone())).await
     }
 
     /// [`Gpu::compile`] for the operator in place: validates `desc` and prepares
@@ -81,7 +82,11 @@ impl Gpu {
         &self,
         desc: &ReverseInPlace,
     ) -> Result<CompiledInPlace, Error> {
-        crate::executor::compile::compile_in_place(self, desc).await
+        let inner = autotune::compile(self, Descriptor::InPlace(desc.clone())).await?;
+        Ok(CompiledInPlace {
+            desc: desc.clone(),
+            inner,
+        })
     }
 
     /// Reverses subsequences of a packed tensor in place, in `data`: the result of

@@ -1,24 +1,24 @@
 //! Running a compiled operator on host bytes: `run` uploads the tensors, records
 //! the operator's commands and reads the output back, in as many submissions as the
-//! adapter needs (`src/executor/submission.rs`).
+//! adapter needs (`src/executor/device/submission.rs`).
 
 use crate::descriptor::error::{Error, TensorRole};
 use crate::executor::compiled::CompiledReverse;
-use crate::executor::device_lock::Held;
+use crate::executor::device::device_lock::Held;
+#[cfg(not(target_arch = "wasm32"))]
+use crate::executor::device::scope::block_on;
+use crate::executor::device::scope::Scope;
+use crate::executor::device::signal;
+#[cfg(not(target_arch = "wasm32"))]
+use crate::executor::device::submission::poll_until;
+use crate::executor::device::submission::Pacer;
 use crate::executor::parts::Parts;
-#[cfg(not(target_arch = "wasm32"))]
-use crate::executor::scope::block_on;
-use crate::executor::scope::Scope;
-use crate::executor::signal;
-#[cfg(not(target_arch = "wasm32"))]
-use crate::executor::submission::poll_until;
-use crate::executor::submission::Pacer;
 
 impl CompiledReverse {
     /// Records and submits the operator's commands on revseq's own buffers, then the
     /// copy of `out` into `readback`: in one submission where the adapter does
     /// not bound them, else in as many as keep each within its bound in time and
-    /// bytes (`src/executor/submission.rs`).
+    /// bytes (`src/executor/device/submission.rs`).
     fn submit(
         &self,
         bindings: &[wgpu::BufferBinding<'_>; 3],
@@ -29,7 +29,7 @@ impl CompiledReverse {
         let device = self.gpu.device();
         let bound = self.gpu.submission_bytes();
         let commands = self.commands(parts);
-        let uniform = parts.and_then(|parts| parts.uniform.as_deref());
+        let uniform = parts.and_then(|parts| parts.uniform.as_ref());
         let mut pacer = Pacer::new(bound);
         let by_buffer = self.copies_by_buffer(bindings[0].buffer, bindings[2].buffer);
         let mut rest = &commands[..];
@@ -96,7 +96,7 @@ impl CompiledReverse {
     }
 
     /// `[start, end)` ranges that cut `size` bytes (a multiple of 4) into copies
-    /// of at most the adapter's bound on a submission (`src/executor/submission.rs`); one
+    /// of at most the adapter's bound on a submission (`src/executor/device/submission.rs`); one
     /// range where there is none.
     fn chunks(&self, size: u64) -> impl Iterator<Item = (u64, u64)> {
         let chunk = self.gpu.submission_bytes().unwrap_or(size).max(4);
@@ -197,7 +197,7 @@ impl CompiledReverse {
         let device = self.gpu.device();
         let scope = Scope::push(device);
         // `record`'s checks, on revseq's own buffers; then the commands, in as many
-        // submissions as the adapter needs (`src/executor/submission.rs`), the readback
+        // submissions as the adapter needs (`src/executor/device/submission.rs`), the readback
         // in the last.
         let bindings = buffers.map(|b| b.as_entire_buffer_binding());
         let checked = self.check([&bindings[0], &bindings[1], &bindings[2]]);

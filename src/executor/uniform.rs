@@ -1,51 +1,68 @@
-//! The layout uniforms on the device: each dispatch's uniform bytes
-//! ([`Binding::Params`](crate::program::Binding)), one after the other on the
-//! uniform offset alignment, in one buffer, and a dispatch's binding of its
-//! own.
+//! The layout uniforms on the device: uniform bytes as a program publishes
+//! them (each dispatch's, [`Dispatch::uniform`](crate::program::Dispatch::uniform),
+//! or each part's), one after the other on the uniform offset alignment, in
+//! one buffer, and a dispatch's binding of its own.
 
 use crate::descriptor::error::Error;
-use crate::executor::device_lock::Held;
-use crate::executor::gpu::Gpu;
-use crate::kernels::params::PARAMS_SIZE;
+use crate::executor::device::device_lock::Held;
+use crate::executor::device::gpu::Gpu;
 
-/// `params`, each a dispatch's uniform bytes, [`params_stride`] bytes apart,
-/// in one uniform buffer labelled
-/// `label`: mapped at creation, so that on a lost device the mapping fails, which
-/// is how `compile` finds out (wgpu builds an invalid pipeline without a word).
-pub(crate) async fn uniform(
+/// Uniforms of one size in one buffer, `stride` bytes apart.
+#[derive(Debug)]
+pub(crate) struct Uniforms {
+    buffer: Held<wgpu::Buffer>,
+    /// Bytes of each: what a binding of one holds.
+    size: u64,
+    stride: u64,
+}
+
+impl Uniforms {
+    /// The binding of the `i`-th.
+    pub(crate) fn binding(&self, i: usize) -> wgpu::BindingResource<'_> {
+        wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+            buffer: &self.buffer,
+            offset: i as u64 * self.stride,
+            size: wgpu::BufferSize::new(self.size),
+        })
+    }
+}
+
+/// Bytes from one uniform of `size` bytes to the next in one buffer on a
+/// device of `limits`.
+pub(crate) fn stride(size: u64, limits: &wgpu::Limits) -> u64 {
+    size.next_multiple_of(u64::from(limits.min_uniform_buffer_offset_alignment))
+}
+
+/// `each`, uniform bytes of one size, in one uniform buffer labelled `label`:
+/// mapped at creation, so that on a lost device the mapping fails, which is
+/// how `compile` finds out (wgpu builds an invalid pipeline without a word).
+pub(crate) async fn uniforms(
     gpu: &Gpu,
     label: &'static str,
-    params: impl ExactSizeIterator<Item = impl AsRef<[u8]>>,
+    each: &[&[u8]],
     context: &'static str,
-) -> Result<Held<wgpu::Buffer>, Error> {
-    let stride = params_stride(&gpu.device().limits()) as usize;
-    let mut uniform = vec![0u8; stride * params.len()];
-    for (i, params) in params.enumerate() {
-        let params = params.as_ref();
-        uniform[i * stride..i * stride + params.len()].copy_from_slice(params);
+) -> Result<Uniforms, Error> {
+    let size = each
+        .iter()
+        .map(|bytes| bytes.len())
+        .max()
+        .unwrap_or(0)
+        .max(4) as u64;
+    let stride = stride(size, &gpu.device().limits());
+    let mut contents = vec![0u8; stride as usize * each.len().max(1)];
+    for (i, bytes) in each.iter().enumerate() {
+        let at = i * stride as usize;
+        contents[at..at + bytes.len()].copy_from_slice(bytes);
     }
     // Scoped, so that an error wgpu reports because the device was lost
     // meanwhile (the buffer destroyed before its unmap) is `DeviceLost`.
     let buffer = gpu.scoped(context, || {
-        gpu.buffer_init(label, &uniform, wgpu::BufferUsages::UNIFORM, context)
+        gpu.buffer_init(label, &contents, wgpu::BufferUsages::UNIFORM, context)
     });
-    buffer.await.and_then(|buffer| buffer)
-}
-
-/// The `Params` at index `i` of `uniform`, `stride` bytes apart.
-pub(crate) fn params_binding(
-    uniform: &wgpu::Buffer,
-    i: usize,
-    stride: u64,
-) -> wgpu::BindingResource<'_> {
-    wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-        buffer: uniform,
-        offset: i as u64 * stride,
-        size: wgpu::BufferSize::new(PARAMS_SIZE),
+    let buffer = buffer.await.and_then(|buffer| buffer)?;
+    Ok(Uniforms {
+        buffer,
+        size,
+        stride,
     })
-}
-
-/// Bytes from one dispatch's `Params` to the next in the uniform buffer.
-pub(crate) fn params_stride(limits: &wgpu::Limits) -> u64 {
-    PARAMS_SIZE.next_multiple_of(u64::from(limits.min_uniform_buffer_offset_alignment))
 }

@@ -1,8 +1,8 @@
 //! The trace build of the real kernels: the same WGSL, plan, pipeline keys and
 //! dispatches, with every access to the bindings also recorded, for every
-//! workgroup or a sample of them, as [`Access`]es: for the SIMT model
-//! ([`crate::lab::simt`]) and for the bounds test (`tests/bounds.rs`), which checks
-//! each against the window its binding held ([`TracedDispatch`]).
+//! workgroup or a sample of them, as [`Access`]es: for the bounds test
+//! (`tests/bounds.rs`), which checks each against the window its binding held
+//! ([`TracedDispatch`]).
 //!
 //! Every kernel reads and writes the tensors only through the functions of its
 //! storage file and `src/kernels/shared/lengths.wgsl` (and the in-place files that
@@ -19,14 +19,13 @@ use std::sync::PoisonError;
 use crate::descriptor::error::{Error, TensorRole};
 use crate::executor::compiled::CompiledReverse;
 use crate::executor::compiled_in_place::CompiledInPlace;
-use crate::executor::device_lock::Held;
+use crate::executor::device::device_lock::Held;
+use crate::executor::device::gpu::Gpu;
+use crate::executor::device::pipeline::{self, KernelPipeline, TracePipelines};
+use crate::executor::device::scope::{block_on, Scope};
 use crate::executor::encode::{Command, Tracing};
-use crate::executor::gpu::Gpu;
-use crate::executor::pipeline::{self, KernelPipeline, TracePipelines};
-use crate::executor::scope::{block_on, Scope};
 use crate::kernels::params::PARAMS_SIZE;
 use crate::kernels::shaders::{KernelFile, Source, Storage, WORKGROUP_SIZE};
-use crate::lab::simt::{Access, Kind};
 use crate::plan::cut::PLACEHOLDER_BYTES;
 use crate::plan::kernel::{external_wgsl, TRACE_BINDING};
 use crate::plan::program::{Binding, Dispatch, Kernel, Program};
@@ -211,7 +210,7 @@ impl CompiledReverse {
 /// What `dispatch` of `program` ran and what its bindings held, on the trace's
 /// buffers.
 fn traced_dispatch(program: &Program, dispatch: &Dispatch) -> TracedDispatch {
-    let kernel = program.kernels()[dispatch.kernel].of;
+    let kernel = &program.kernels()[dispatch.kernel];
     let traced = |binding: &Binding| {
         let buffer = match *binding {
             Binding::Tensor { tensor, .. } => match tensor {
@@ -233,7 +232,7 @@ fn traced_dispatch(program: &Program, dispatch: &Dispatch) -> TracedDispatch {
     // The buffers it binds, in order, are those its kernel uses of input,
     // lengths and output.
     let mut bound = dispatch.bindings.iter();
-    let bindings = kernel.uses().map(|used| match used {
+    let bindings = kernel.uses.map(|used| match used {
         true => traced(bound.next().expect("a binding for each buffer used")),
         false => TracedBinding {
             buffer: TracedBuffer::Unbound,
@@ -243,7 +242,7 @@ fn traced_dispatch(program: &Program, dispatch: &Dispatch) -> TracedDispatch {
     });
     let [x, y, _] = dispatch.workgroups;
     TracedDispatch {
-        kernel: kernel.label(),
+        kernel: kernel.label.clone(),
         workgroups: [x, y],
         bindings,
     }
@@ -287,11 +286,10 @@ impl TracePipelines {
         }
         let device = gpu.device();
         let wgsl = kernel.traced_wgsl(every);
-        let label = kernel.of.label();
         let scope = Scope::push(device);
         let pipeline = gpu
             .device_lock()
-            .hold(|| pipeline::build(device, &wgsl, kernel.entry_point, &label));
+            .hold(|| pipeline::build(device, &wgsl, kernel.entry_point, &kernel.label));
         block_on(scope.pop("building a trace pipeline"))?;
         let mut pipelines = self
             .pipelines
@@ -577,9 +575,52 @@ fn read_back(
     block_on(scope.pop("running a traced kernel"))?;
     gpu.device_lock()
         .hold(|| readback.map_async(wgpu::MapMode::Read, .., |_| {}));
-    crate::executor::submission::wait_for_queue(device, gpu.queue())?;
+    crate::executor::device::submission::wait_for_queue(device, gpu.queue())?;
     let view = readback
         .get_mapped_range(..)
         .map_err(|e| wgpu_error(e.to_string()))?;
     Ok(view.to_vec())
+}
+
+/// Whether an access reads or writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Kind {
+    /// A read.
+    Load,
+    /// A write.
+    Store,
+}
+
+/// One access to a tensor by one invocation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Access {
+    /// The dispatch of the operator it belongs to.
+    pub dispatch: u32,
+    /// The workgroup, as the trace numbers its sample.
+    pub workgroup: u32,
+    /// The invocation's index in its workgroup.
+    pub local: u32,
+    /// The invocation's how-manieth access to the tensors this is, from 0.
+    pub ordinal: u32,
+    /// The index the kernel used on its binding's array, as it computed it.
+    pub index: u32,
+    /// Bytes of one element of that array: 4, 8 or 16.
+    pub element_bytes: u32,
+    /// Bytes from the start of the element to the first byte it moves: a word or
+    /// half of a vector; 0 where it moves the whole element.
+    pub offset: u32,
+    /// Bytes from the start of the tensor's binding: `index * element_bytes +
+    /// offset`, computed without wrapping.
+    pub address: u64,
+    /// Bytes it moves.
+    pub bytes: u32,
+    /// Read or write.
+    pub kind: Kind,
+    /// Which binding: the input's (1), the sequence lengths' (2) or the
+    /// output's (3), whatever each holds in the dispatch (in place, the tensor
+    /// may lie at the input's).
+    pub tensor: TensorRole,
+    /// Whether its address waits on an earlier load of the same invocation (an
+    /// input load after a length load: the length mirrors its address).
+    pub waits: bool,
 }

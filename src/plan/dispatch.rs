@@ -34,7 +34,7 @@ pub struct Dispatch {
     /// visit.
     output_bytes: u64,
     /// Its layout uniform, as the uniform's bytes hold it.
-    params: Params,
+    pub(super) params: Params,
     /// The segments it moves, where it is a staged piece's copy.
     copy: Option<StagingCopy>,
 }
@@ -75,27 +75,27 @@ impl Dispatch {
         &self.params
     }
 
-    /// Bytes of its window of the output, or in place of the tensor: what its
-    /// workgroups visit.
-    pub(crate) fn output_bytes(&self) -> u64 {
+    /// Bytes of its window of the output (in place, of the tensor): what its
+    /// workgroups visit, the measure of its work where an executor bounds
+    /// each submission's.
+    pub fn output_bytes(&self) -> u64 {
         self.output_bytes
     }
 
     /// Workgroups with work: [`workgroups`](Self::workgroups) launch at least
     /// as many, the fold's last row idle past them.
-    pub(crate) fn groups(&self) -> u32 {
+    pub fn workgroups_with_work(&self) -> u32 {
         self.groups
     }
 
-    /// The uniform's bytes of the part of this dispatch whose workgroups start
-    /// at `first_group`, which an executor dispatches alone (`run`'s bounded
-    /// submissions): the layout the same, the first workgroup moved.
-    pub(crate) fn part_uniform(&self, first_group: u32) -> Vec<u8> {
-        let params = Params {
-            first_group,
-            ..self.params
-        };
-        bytemuck::bytes_of(&params).to_vec()
+    /// Its layout uniform's bytes: the binding after its buffers, the last of
+    /// [`bindings`](Self::bindings). The one place that says where the uniform
+    /// binds.
+    pub fn uniform(&self) -> &[u8] {
+        match self.bindings.last() {
+            Some(Binding::Params { bytes }) => bytes,
+            _ => unreachable!("Dispatch::new binds the uniform last"),
+        }
     }
 
     /// The segments it moves, where it is a staged piece's copy.

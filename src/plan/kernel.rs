@@ -24,6 +24,12 @@ pub struct Kernel {
     /// A digest of `wgsl` (FNV-1a, 64 bits): equal texts, equal digests, for
     /// an executor's pipeline cache.
     pub digest: u64,
+    /// A name for the objects an executor builds of it: its family's file
+    /// (`revseq::rows/rows`).
+    pub label: String,
+    /// Which of the input, the lengths and the output it uses: the buffers a
+    /// dispatch of it binds first, those used, in that order.
+    pub uses: [bool; 3],
     /// What it is made of.
     pub(crate) of: KernelOf,
 }
@@ -88,6 +94,8 @@ impl KernelOf {
             wgsl,
             entry_point: KernelFile::ENTRY_POINT,
             workgroup_size: [WORKGROUP_SIZE, 1, 1],
+            label: self.label(),
+            uses: self.uses(),
             of: self,
         }
     }

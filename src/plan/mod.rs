@@ -38,6 +38,7 @@ pub(crate) mod candidates;
 pub(crate) mod cut;
 pub(crate) mod dispatch;
 pub(crate) mod kernel;
+pub(crate) mod parts;
 pub mod program;
 pub(crate) mod target;
 

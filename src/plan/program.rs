@@ -64,11 +64,13 @@ use crate::plan::kernel::{KernelOf, COPY, COPY_USES, OPERATOR};
 use crate::plan::{plan, tensor_bytes, Plan};
 
 pub use crate::plan::candidates::{
-    candidates, candidates_in_place, fastest, Choice, MARGIN, ROUNDS, ROUND_TIME,
+    candidates, candidates_in_place, fastest, own_bytes, timing_bytes, timing_lengths,
+    within_bound, HOPELESS, MARGIN, ROUNDS, ROUNDS_BUDGET, ROUND_TIME,
 };
 pub use crate::plan::dispatch::{Binding, Dispatch};
 pub use crate::plan::kernel::Kernel;
-pub use crate::plan::target::Target;
+pub use crate::plan::parts::{parts, Part};
+pub use crate::plan::target::{Choice, Target};
 
 /// The most dispatches one program has ([`Error::TooManyDispatches`] past it).
 pub const MAX_DISPATCHES: usize = crate::plan::cut::MAX_DISPATCHES;

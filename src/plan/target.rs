@@ -5,10 +5,54 @@
 //! ([`program`](crate::program::program)).
 
 use crate::kernels::tuning::{self, Profile, Tuning};
-#[cfg(feature = "lab")]
 use crate::kernels::variant::Variant;
-use crate::plan::candidates::Choice;
 use crate::plan::cut::MAX_WINDOW_BYTES;
+
+/// A choice a plan is made under: the tuning, and the family forced, where
+/// one is. [`candidates`](crate::program::candidates) gives each with its program;
+/// [`Target::with_choice`] plans under one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Choice {
+    pub(crate) tuning: Tuning,
+    pub(crate) variant: Option<Variant>,
+}
+
+impl Choice {
+    /// The family it forces, where it forces one.
+    pub fn variant(&self) -> Option<Variant> {
+        self.variant
+    }
+
+    /// The same tuning, forcing `variant` (`None`: none).
+    pub(crate) fn with_variant(self, variant: Option<Variant>) -> Choice {
+        Choice { variant, ..self }
+    }
+
+    /// As a line of autotune's saved choices gives it: the tuning and the
+    /// family (`static` where none is forced).
+    pub(crate) fn text(self) -> String {
+        let tuning = match self.tuning {
+            Tuning::Cpu => "cpu",
+            Tuning::Gpu => "gpu",
+        };
+        let variant = self.variant.map_or("static", Variant::name);
+        format!("{tuning} {variant}")
+    }
+
+    /// The choice [`Choice::text`] gave as `tuning` and `variant`.
+    pub(crate) fn parse(tuning: &str, variant: &str) -> Option<Choice> {
+        let tuning = match tuning {
+            "cpu" => Tuning::Cpu,
+            "gpu" => Tuning::Gpu,
+            _ => return None,
+        };
+        let variant = match variant {
+            "static" => None,
+            name => Some(*Variant::FAMILIES.iter().find(|v| v.name() == name)?),
+        };
+        Some(Choice { tuning, variant })
+    }
+}
 
 /// What a plan is made for: a device's limits, the kind of adapter (a CPU
 /// adapter's plan differs from a GPU's, `docs/tuning.md`) and whether its
@@ -119,7 +163,7 @@ impl Target {
         self
     }
 
-    /// The profile it plans under ([`Target::with_choice`]).
+    /// The choice it plans under ([`Target::with_choice`]).
     pub fn choice(&self) -> Choice {
         Choice {
             tuning: self.profile.tuning,

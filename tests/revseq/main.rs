@@ -15,7 +15,6 @@ mod packed;
 mod program;
 mod readme;
 mod record;
-mod simt;
 mod special;
 mod strided;
 mod submissions;

@@ -2,7 +2,7 @@
 //! threads sharing one `Gpu` while one of them runs an operator that takes
 //! seconds on a CPU adapter. On wgpu's GL backend every call goes through one
 //! context lock, and a thread kept from it for 6 s panics inside wgpu: revseq's
-//! own runs must never hold the device that long (`src/executor/submission.rs`).
+//! own runs must never hold the device that long (`src/executor/device/submission.rs`).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;

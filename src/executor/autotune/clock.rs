@@ -6,9 +6,9 @@
 use std::time::{Duration, Instant};
 
 use crate::descriptor::error::Error;
-use crate::executor::device_lock::Held;
-use crate::executor::gpu::Gpu;
-use crate::executor::submission::{poll_until, wait_for_queue};
+use crate::executor::device::device_lock::Held;
+use crate::executor::device::gpu::Gpu;
+use crate::executor::device::submission::{poll_until, wait_for_queue};
 
 /// Timestamps written by an empty compute pass before the run and another
 /// after it (pass timestamps need no feature past `TIMESTAMP_QUERY`, unlike
@@ -21,12 +21,12 @@ struct Timestamps {
     period: f64,
 }
 
-pub(super) struct Clock {
+pub(crate) struct Clock {
     timestamps: Option<Timestamps>,
 }
 
 impl Clock {
-    pub(super) fn new(gpu: &Gpu) -> Clock {
+    pub(crate) fn new(gpu: &Gpu) -> Clock {
         let device = gpu.device();
         if !device.features().contains(wgpu::Features::TIMESTAMP_QUERY) {
             return Clock { timestamps: None };
@@ -58,12 +58,12 @@ impl Clock {
     }
 
     /// Whether the device's timestamps time the runs.
-    pub(super) fn on_device(&self) -> bool {
+    pub(crate) fn on_device(&self) -> bool {
         self.timestamps.is_some()
     }
 
     /// How long what `record` records runs, submitted alone and waited for.
-    pub(super) fn time(
+    pub(crate) fn time(
         &self,
         gpu: &Gpu,
         record: impl FnOnce(&mut wgpu::CommandEncoder) -> Result<(), Error>,

@@ -1,12 +1,13 @@
 //! What autotune tunes: a descriptor in the mode it is compiled in, planned
-//! under any profile, and the smaller descriptor of its layout a large one is
+//! under any choice, and the smaller descriptor of its layout a large one is
 //! tuned on.
 
 use crate::descriptor::error::Error;
 use crate::descriptor::in_place::ReverseInPlace;
 use crate::descriptor::operator::ReverseSubsequences;
-use crate::plan::candidates::{candidates, candidates_in_place, Choice};
+use crate::plan::candidates::{candidates, candidates_in_place};
 use crate::plan::program::Program;
+use crate::plan::target::Choice;
 use crate::plan::target::Target;
 
 #[derive(Clone, Debug)]

@@ -4,7 +4,7 @@
 //! (the GPU run in `docs/performance.md` shows the hand-made choice losing to
 //! another family that serves the same rows). Every family is exact, so
 //! where autotune is on ([`Gpu::with_autotune`]) `compile` plans the
-//! descriptor under every profile that can serve it (each family forced, under
+//! descriptor under every choice that can serve it (each family forced, under
 //! either tuning), builds each distinct program, times them on buffers of its
 //! own shaped like the descriptor's, and runs the fastest. The choice is kept
 //! for the descriptor's class (its mode, the static plan's pipeline key and
@@ -19,38 +19,25 @@
 use crate::descriptor::error::{Error, TensorRole};
 use crate::descriptor::operator::ReverseSubsequences;
 use crate::descriptor::Mode;
-use crate::executor::compile::build;
+use crate::executor::build::build;
 use crate::executor::compiled::CompiledReverse;
-use crate::executor::gpu::Gpu;
-use crate::executor::uniform::params_stride;
-use crate::plan::candidates::{Choice, Class};
-use crate::plan::cut::PLACEHOLDER_BYTES;
+use crate::executor::device::gpu::Gpu;
+#[cfg(not(target_arch = "wasm32"))]
+use crate::plan::candidates::timing_lengths;
+use crate::plan::candidates::{own_bytes, timing_bytes, within_bound, Class};
 use crate::plan::program::Program;
+use crate::plan::target::Choice;
 use crate::plan::target::Target;
 
-mod choices;
 #[cfg(not(target_arch = "wasm32"))]
-mod clock;
+pub(crate) mod clock;
 mod descriptor;
 mod turn;
 
-pub(crate) use choices::Choices;
 #[cfg(not(target_arch = "wasm32"))]
 use clock::Clock;
 pub(crate) use descriptor::Descriptor;
 use turn::Turn;
-
-/// The most bytes tuning allocates at once by default
-/// ([`Gpu::with_autotune_bytes`]): its tensors, and every candidate's scratch,
-/// placeholder and uniforms. A larger descriptor is timed as a smaller one of
-/// its layout.
-pub const MAX_TUNING_BYTES: u64 = 1 << 30;
-
-/// Below this many output bytes (in place, the tensor's), a descriptor is not
-/// timed and its class keeps the static choice: any plan runs in a few
-/// microseconds on a GPU, less than the call costs on the host, and timing it
-/// would cost every candidate's pipeline for nothing.
-pub const MIN_TUNED_BYTES: u64 = 1 << 20;
 
 /// `descriptor` compiled on `gpu`: under the static choice where autotune is
 /// off, else under the choice kept for its class, or the one tuning makes now
@@ -63,7 +50,7 @@ pub(crate) async fn compile(gpu: &Gpu, descriptor: Descriptor) -> Result<Compile
     let static_choice = static_choice(gpu, &target);
     let program = descriptor.program(&target.clone().with_choice(static_choice))?;
     // A device forced to one family (the laboratory's) runs that family.
-    let forced = target.profile.forced.is_some();
+    let forced = target.choice().variant().is_some();
     if !gpu.autotunes() || forced || program.is_empty() {
         return build(gpu, &desc, program).await;
     }
@@ -147,43 +134,17 @@ async fn run(
 /// The plan the device makes without timing: its tuning, and the
 /// laboratory's family forced on the device, or on its static choice alone.
 fn static_choice(gpu: &Gpu, target: &Target) -> Choice {
-    Choice {
-        tuning: target.profile.tuning,
-        variant: target.profile.forced.or(gpu.static_variant()),
+    let choice = target.choice();
+    match choice.variant() {
+        Some(_) => choice,
+        None => choice.with_variant(gpu.static_variant()),
     }
-}
-
-/// Bytes the tuning buffers take for `program`: the tensors it binds (in
-/// place, the tensor once) and the lengths, each rounded up as allocated.
-fn tensor_bytes(program: &Program) -> u64 {
-    let roles: &[TensorRole] = match program.mode() {
-        Mode::OutOfPlace => &[
-            TensorRole::Input,
-            TensorRole::SequenceLengths,
-            TensorRole::Output,
-        ],
-        Mode::InPlace => &[TensorRole::SequenceLengths, TensorRole::Output],
-    };
-    let size = |role: &TensorRole| program.tensor_bytes(*role).next_multiple_of(4).max(4);
-    roles.iter().map(size).sum()
-}
-
-/// Bytes a candidate allocates of its own when built: its scratch, the
-/// placeholder it binds, and its uniforms.
-fn own_bytes(gpu: &Gpu, program: &Program) -> u64 {
-    let scratch: u64 = program.scratch_bytes().iter().sum();
-    let placeholder = match program.binds_placeholder() {
-        true => PLACEHOLDER_BYTES,
-        false => 0,
-    };
-    let uniforms = program.dispatches().len() as u64 * params_stride(&gpu.device().limits());
-    scratch + placeholder + uniforms
 }
 
 /// The choice for `descriptor`'s class (`program` is its static plan, made
 /// under `static_choice`): the static one, untimed, below
-/// [`MIN_TUNED_BYTES`]; else the fastest of every distinct program some
-/// profile plans ([`fastest`]), timed on `descriptor` or, where its tensors
+/// [`MIN_TUNED_BYTES`](crate::MIN_TUNED_BYTES); else the fastest of every distinct program some
+/// choice plans ([`fastest`]), timed on `descriptor` or, where its tensors
 /// and the static plan's own buffers take more than [`Gpu::autotune_bytes`],
 /// on the smaller descriptor of its layout that fits. A candidate is timed
 /// where its own buffers fit in what the bound leaves; the static plan always is.
@@ -199,35 +160,23 @@ async fn tune(
         return Ok(static_choice);
     }
     let bound = gpu.autotune_bytes();
+    let align = Some(u64::from(
+        gpu.device().limits().min_uniform_buffer_offset_alignment,
+    ));
     let static_target = target.with_choice(static_choice);
     let fits = |timed: &Descriptor| {
         timed
             .program(&static_target)
-            .is_ok_and(|p| !p.is_empty() && tensor_bytes(&p) + own_bytes(gpu, &p) <= bound)
+            .is_ok_and(|p| !p.is_empty() && timing_bytes(&p) + own_bytes(&p, align) <= bound)
     };
     let Some(timed) = descriptor.shrunk_until(fits) else {
         return Ok(static_choice);
     };
     let desc = timed.operator();
-    // Every distinct program some profile plans, the static one first, each
+    // Every distinct program some choice plans, the static one first, each
     // where its own buffers fit in what the bound leaves.
-    let mut candidates = timed.candidates(&static_target)?.into_iter();
-    let Some(first) = candidates.next() else {
-        return Ok(static_choice);
-    };
-    let mut used = tensor_bytes(&first.1) + own_bytes(gpu, &first.1);
-    let mut timed_candidates = vec![first];
-    for (choice, program) in candidates {
-        let own = own_bytes(gpu, &program);
-        if used + own > bound {
-            log::debug!("revseq: autotune leaves {choice:?} untimed: its buffers pass the bound");
-            continue;
-        }
-        used += own;
-        timed_candidates.push((choice, program));
-    }
-    let candidates = timed_candidates;
-    if candidates.len() == 1 {
+    let candidates = within_bound(timed.candidates(&static_target)?, bound, align);
+    if candidates.len() <= 1 {
         return Ok(static_choice);
     }
     let mut compiled = Vec::with_capacity(candidates.len());
@@ -257,7 +206,7 @@ async fn fastest(
     desc: &ReverseSubsequences,
     compiled: &[CompiledReverse],
 ) -> Result<usize, Error> {
-    use crate::executor::scope::block_on;
+    use crate::executor::device::scope::block_on;
 
     let context = "timing the candidate plans";
     let first = &compiled[0];
@@ -323,15 +272,7 @@ fn buffers(
             mapped_at_creation: false,
         })
     };
-    let width = desc.sequence_lengths.data_type().size_in_bytes() as usize;
-    let axis = u64::from(desc.input.sizes()[desc.axis as usize]);
-    let slots = compiled.binding_size(TensorRole::SequenceLengths) as usize / width;
-    let lengths: Vec<u8> = (0..slots as u64)
-        .flat_map(|i| {
-            let length = (i * 37 + 11) % (axis + 1);
-            length.to_le_bytes().into_iter().take(width)
-        })
-        .collect();
+    let lengths = timing_lengths(desc, compiled.binding_size(TensorRole::SequenceLengths));
     let context = "creating the tuning buffers";
     let lengths = gpu.buffer_init("revseq::tuning_lengths", &lengths, usage, context)?;
     let input = match compiled.program.mode() {
@@ -348,7 +289,7 @@ fn buffers(
 /// The tuning buffers: in place, no input of its own.
 #[cfg(not(target_arch = "wasm32"))]
 struct Tuned {
-    input: Option<crate::executor::device_lock::Held<wgpu::Buffer>>,
-    lengths: crate::executor::device_lock::Held<wgpu::Buffer>,
-    output: crate::executor::device_lock::Held<wgpu::Buffer>,
+    input: Option<crate::executor::device::device_lock::Held<wgpu::Buffer>>,
+    lengths: crate::executor::device::device_lock::Held<wgpu::Buffer>,
+    output: crate::executor::device::device_lock::Held<wgpu::Buffer>,
 }

@@ -59,7 +59,7 @@ struct Params {
     // each position; 0 where each invocation walks one run.
     lanes: u32,
     // The dispatch's first workgroup, where revseq runs one dispatch in parts
-    // (`src/executor/submission.rs`); 0 otherwise.
+    // (`src/executor/device/submission.rs`); 0 otherwise.
     first_group: u32,
     // In place across windows (`general/across.wgsl`): the front positions
     // an invocation walks, and 1 where the pairs' back ends lie in the input

@@ -1,8 +1,8 @@
 // The trace build only (`src/lab/trace.rs`): every access the kernels make to the
 // tensors goes through the storage and lengths functions, whose `#trace` lines
 // call `trace_access` or `trace_part` here, and it appends a record for the
-// workgroups of a sample: for the SIMT model (`src/lab/simt.rs`), and for the bounds
-// test (`tests/bounds.rs`), which traces every workgroup. The normal build's WGSL
+// workgroups of a sample: for the bounds test (`tests/bounds.rs`), which traces
+// every workgroup. The normal build's WGSL
 // has none of this: the preprocessor drops every `#trace` line there.
 
 // A record's kind: a load or a store, of the input, the lengths or the output.

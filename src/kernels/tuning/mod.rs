@@ -20,7 +20,7 @@
 //! - the in-place walks (`walks_rows_in_place`, `walks_columns_in_place`):
 //!   `rows/swap.wgsl`, `gather/swap.wgsl`;
 //! - staged segments copied by buffer copies (`copies_by_buffer`);
-//! - on a CPU GL adapter, submissions bounded in time (`src/executor/submission.rs`).
+//! - on a CPU GL adapter, submissions bounded in time (`src/executor/device/submission.rs`).
 
 mod host;
 mod walks;
@@ -118,7 +118,7 @@ pub(crate) fn lane_walk_interleave(tuning: Tuning, interleave: u32, vecs: u32) -
 /// the high word of a product from one 64-bit multiply rather than from 16-bit
 /// partial products: on a GPU whose device has `SHADER_INT64`, where it is one
 /// instruction against about ten. A CPU adapter gains nothing by it
-/// (docs/gpu-model.md), and only the kernels on 64-bit words take it there.
+/// (measured on lavapipe, 2026-11), and only the kernels on 64-bit words take it there.
 pub(crate) fn wide_multiply(profile: &Profile) -> bool {
     profile.tuning == Tuning::Gpu && profile.int64
 }

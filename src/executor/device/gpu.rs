@@ -4,15 +4,16 @@
 use std::sync::Arc;
 
 use crate::descriptor::error::Error;
-use crate::executor::adapter::adapter_from_env;
-use crate::executor::autotune::{Choices, MAX_TUNING_BYTES, MIN_TUNED_BYTES};
-use crate::executor::device_lock::{DeviceLock, Held};
-use crate::executor::pipeline::{KernelPipeline, PipelineCache};
+use crate::executor::device::adapter::adapter_from_env;
+use crate::executor::device::choices::Choices;
+use crate::executor::device::device_lock::{DeviceLock, Held};
+use crate::executor::device::pipeline::{KernelPipeline, PipelineCache};
 #[cfg(not(target_arch = "wasm32"))]
-use crate::executor::scope::block_on;
-use crate::executor::submission::default_submission_bytes;
+use crate::executor::device::scope::block_on;
+use crate::executor::device::submission::default_submission_bytes;
 use crate::kernels::tuning::{self, Profile, Tuning};
 use crate::kernels::variant::Variant;
+use crate::plan::candidates::{MAX_TUNING_BYTES, MIN_TUNED_BYTES};
 use crate::plan::program::Kernel;
 use crate::plan::target::Target;
 
@@ -25,7 +26,7 @@ pub struct Gpu {
 
 struct Inner {
     /// The device's lock, which every call of revseq's that can take wgpu's own
-    /// lock takes first (`src/executor/device_lock.rs`).
+    /// lock takes first (`src/executor/device/device_lock.rs`).
     lock: DeviceLock,
     objects: Held<Objects>,
     /// What the plan tunes for, and the device's features it may use.
@@ -48,7 +49,7 @@ struct Inner {
     static_variant: Option<Variant>,
     /// The trace build's pipelines, shared by every clone of the device's.
     #[cfg(all(feature = "lab", not(target_arch = "wasm32")))]
-    traced: Arc<Held<crate::executor::pipeline::TracePipelines>>,
+    traced: Arc<Held<crate::executor::device::pipeline::TracePipelines>>,
 }
 
 /// What a [`Gpu`] is made with beside its device: what the `with_` clones change.
@@ -235,7 +236,7 @@ impl Gpu {
 
     /// The same device and queue, with autotune on or off: where on, the first
     /// `compile` of a class of descriptor (mode, the static plan's pipeline
-    /// key, output size within a power of two) plans it under every profile
+    /// key, output size within a power of two) plans it under every choice
     /// that can serve it (each kernel family, under a CPU adapter's tuning and
     /// a GPU's), times the distinct programs on buffers of its own shaped like
     /// the descriptor's and runs the fastest, keeping the choice for the
@@ -323,6 +324,38 @@ impl Gpu {
     /// The choices autotune made on this device.
     pub(crate) fn choices(&self) -> &Choices {
         &self.inner.choices
+    }
+
+    /// Autotune's choices on this device, as text a later run gives
+    /// [`Gpu::load_autotune_choices`] so that it times nothing it timed
+    /// before: a header naming revseq's version, the adapter and the driver,
+    /// then a line a class of descriptor. Save it where you keep a cache:
+    ///
+    /// ```no_run
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let gpu = revseq::Gpu::new()?;
+    /// let path = std::env::temp_dir().join("revseq-autotune.txt");
+    /// if let Ok(text) = std::fs::read_to_string(&path) {
+    ///     gpu.load_autotune_choices(&text);
+    /// }
+    /// // ... compile and run ...
+    /// std::fs::write(&path, gpu.autotune_choices())?;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn autotune_choices(&self) -> String {
+        self.choices().text(&self.adapter_info())
+    }
+
+    /// Takes the choices in `text` ([`Gpu::autotune_choices`] of an earlier
+    /// run), so that descriptors of their classes compile without timing:
+    /// how many it took. Text made by another version of revseq, on another
+    /// adapter or driver, or not in the format is ignored whole, with a
+    /// warning logged (the `log` crate), never an error: autotune then times
+    /// again. Choices of this run win over loaded ones. A device keeps at most
+    /// 1,024 choices, made or loaded, the least recently used dropped past it.
+    pub fn load_autotune_choices(&self, text: &str) -> usize {
+        self.choices().load(&self.adapter_info(), text)
     }
 
     /// The most work one of revseq's own submissions carries, where bounded
@@ -462,7 +495,7 @@ impl Gpu {
 
     /// The trace build's pipelines of this device.
     #[cfg(all(feature = "lab", not(target_arch = "wasm32")))]
-    pub(crate) fn trace_pipelines(&self) -> &crate::executor::pipeline::TracePipelines {
+    pub(crate) fn trace_pipelines(&self) -> &crate::executor::device::pipeline::TracePipelines {
         &self.inner.traced
     }
 

@@ -3,10 +3,10 @@
 //! panics on a lost device (`wgpu::util::DeviceExt::create_buffer_init` does).
 
 use crate::descriptor::error::Error;
-use crate::executor::device_lock::Held;
-use crate::executor::gpu::Gpu;
-use crate::executor::lost;
-use crate::executor::scope::capture;
+use crate::executor::device::device_lock::Held;
+use crate::executor::device::gpu::Gpu;
+use crate::executor::device::lost;
+use crate::executor::device::scope::capture;
 
 impl Gpu {
     /// A buffer of `desc`, made and later dropped under the device's lock.
@@ -58,7 +58,7 @@ impl Gpu {
         });
     }
 
-    /// `f`'s value, run inside revseq's error scopes (`src/executor/scope.rs`), so that
+    /// `f`'s value, run inside revseq's error scopes (`src/executor/device/scope.rs`), so that
     /// nothing it asks of wgpu reaches the device's uncaptured-error handler:
     /// where wgpu reported an error meanwhile, [`Error::DeviceLost`] on a lost
     /// device, else the error ([`Error::OutOfMemory`], [`Error::Wgpu`]) naming

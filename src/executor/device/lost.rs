@@ -6,9 +6,9 @@
 //! [`Error::DeviceLost`].
 
 use crate::descriptor::error::Error;
-use crate::executor::device_lock::DeviceLock;
+use crate::executor::device::device_lock::DeviceLock;
 #[cfg(not(target_arch = "wasm32"))]
-use crate::executor::scope::{now_or_never, Scope};
+use crate::executor::device::scope::{now_or_never, Scope};
 
 /// Whether `device` is lost. A buffer mapped at creation can be written at once on
 /// a live device; on a lost one wgpu makes it invalid and refuses the mapping.

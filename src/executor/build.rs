@@ -1,43 +1,20 @@
-//! [`Gpu::compile`](crate::Gpu::compile): a descriptor, validated, becomes a
-//! [`CompiledReverse`]: its program (`src/plan/program.rs`, the plan; where
-//! autotune is on, the fastest of several, `src/executor/autotune/`), then on the
-//! device a pipeline for each of the program's kernels, from their published
-//! WGSL (`src/executor/pipeline.rs`), the layout uniforms its dispatches bind,
-//! and the scratch buffers and placeholder they bind, where they do.
-//! Everything here runs once per descriptor; `record` then only binds and
-//! dispatches the program's dispatches.
+//! A program built on the device: a [`CompiledReverse`] with a pipeline for
+//! each of the program's kernels, from their published WGSL
+//! (`src/executor/device/pipeline.rs`), the layout uniforms its dispatches bind, and
+//! the scratch buffers and placeholder they bind, where they do. Which program
+//! (the static plan, or where autotune is on the fastest of several) is
+//! `src/executor/autotune/`'s to say. Everything here runs once per
+//! descriptor; `record` then only binds and dispatches the program's
+//! dispatches.
 
 use crate::descriptor::error::Error;
-use crate::descriptor::in_place::ReverseInPlace;
 use crate::descriptor::operator::ReverseSubsequences;
-use crate::executor::autotune::{self, Descriptor};
 use crate::executor::compiled::CompiledReverse;
-use crate::executor::compiled_in_place::CompiledInPlace;
-use crate::executor::device_lock::Held;
-use crate::executor::gpu::Gpu;
-use crate::executor::uniform::{params_stride, uniform};
+use crate::executor::device::device_lock::Held;
+use crate::executor::device::gpu::Gpu;
+use crate::executor::uniform::uniforms;
 use crate::plan::cut::PLACEHOLDER_BYTES;
-use crate::plan::program::{Binding, Program};
-
-pub(crate) async fn compile(
-    gpu: &Gpu,
-    desc: &ReverseSubsequences,
-) -> Result<CompiledReverse, Error> {
-    autotune::compile(gpu, Descriptor::OutOfPlace(desc.clone())).await
-}
-
-/// [`compile`] in place: the operator from the tensor into itself, planned in
-/// place (`src/descriptor/in_place.rs`).
-pub(crate) async fn compile_in_place(
-    gpu: &Gpu,
-    in_place: &ReverseInPlace,
-) -> Result<CompiledInPlace, Error> {
-    let inner = autotune::compile(gpu, Descriptor::InPlace(in_place.clone())).await?;
-    Ok(CompiledInPlace {
-        desc: in_place.clone(),
-        inner,
-    })
-}
+use crate::plan::program::Program;
 
 /// The device's part of compiling a program: the pipelines of its kernels,
 /// the buffers its dispatches bind of their own (scratch, the placeholder) and
@@ -60,23 +37,18 @@ pub(crate) async fn build(
         true => Some(placeholder(gpu).await?),
         false => None,
     };
-    // Last: it is where a lost device shows (`uniform::uniform`).
-    let params = program
-        .dispatches()
-        .iter()
-        .map(|dispatch| match dispatch.bindings.last() {
-            Some(Binding::Params { bytes }) => &bytes[..],
-            _ => unreachable!("a dispatch binds its uniform last"),
-        });
+    // Last: it is where a lost device shows (`uniform::uniforms`).
+    let each: Vec<&[u8]> = (program.dispatches().iter())
+        .map(|dispatch| dispatch.uniform())
+        .collect();
     let context = "creating the layout uniform";
-    let params = uniform(gpu, "revseq::params", params, context).await?;
+    let params = uniforms(gpu, "revseq::params", &each, context).await?;
     let limits = gpu.device().limits();
     Ok(CompiledReverse {
         gpu: gpu.clone(),
         desc: desc.clone(),
         pipelines,
         params,
-        params_stride: params_stride(&limits),
         offset_alignment: u64::from(limits.min_storage_buffer_offset_alignment),
         scratch,
         placeholder,

@@ -8,8 +8,8 @@ use std::sync::{Arc, PoisonError, RwLock};
 
 use crate::bounded::Bounded;
 use crate::descriptor::error::Error;
-use crate::executor::device_lock::DeviceLock;
-use crate::executor::scope::Scope;
+use crate::executor::device::device_lock::DeviceLock;
+use crate::executor::device::scope::Scope;
 use crate::plan::program::Kernel;
 
 /// A kernel's pipeline and the layout of its bind group, which wgpu made from
@@ -70,10 +70,9 @@ impl PipelineCache {
         // Built without the cache's lock, which must not be held across the
         // await; two threads asking for the same new kernel may both build
         // it, and the first inserted wins.
-        let label = kernel.of.label();
         let scope = Scope::push(device);
         // On GL the driver compiles the program here, under wgpu's lock.
-        let pipeline = lock.hold(|| build(device, &kernel.wgsl, kernel.entry_point, &label));
+        let pipeline = lock.hold(|| build(device, &kernel.wgsl, kernel.entry_point, &kernel.label));
         if let Err(error) = scope.pop("building a compute pipeline").await {
             lock.hold(|| drop(pipeline));
             return Err(error);

@@ -5,7 +5,7 @@
 //! wgpu's GL backend serialises every call through one context lock, and a
 //! thread that waits for it longer than a few seconds (6 with EGL, 1 with WGL)
 //! panics. revseq's own threads wait for each other on the device's
-//! `DeviceLock` instead (`src/executor/device_lock.rs`); these bounds keep each of its
+//! `DeviceLock` instead (`src/executor/device/device_lock.rs`); these bounds keep each of its
 //! holds short for the threads that do not. `Device::wait` holds wgpu's lock for
 //! its whole fence wait, so revseq waits by polling ([`wait_for_queue`]); on a
 //! CPU GL adapter (llvmpipe) `Queue::submit` holds it while the CPU runs every
@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 #[cfg(not(target_arch = "wasm32"))]
 use crate::descriptor::error::Error;
 #[cfg(not(target_arch = "wasm32"))]
-use crate::executor::device_lock::DeviceLock;
+use crate::executor::device::device_lock::DeviceLock;
 
 /// The longest pause between two polls of a wait.
 #[cfg(not(target_arch = "wasm32"))]
@@ -66,7 +66,7 @@ pub fn wait_for_queue(device: &wgpu::Device, queue: &wgpu::Queue) -> Result<(), 
     let lock = DeviceLock::of(device);
     poll_until(device, &lock, || done.load(Ordering::Acquire))?;
     // A lost device finishes its queue without running it.
-    crate::executor::lost::check(device, &lock, "waiting for the queue")
+    crate::executor::device::lost::check(device, &lock, "waiting for the queue")
 }
 
 /// Polls `device` until `done`, as [`wait_for_queue`] does, each poll under
@@ -90,12 +90,14 @@ pub(crate) fn poll_until(
                 context: "polling the device",
                 message: error.to_string(),
             })
-            .map_err(|error| crate::executor::lost::or_lost(error, device, lock, context))?;
+            .map_err(|error| {
+                crate::executor::device::lost::or_lost(error, device, lock, context)
+            })?;
         if done() {
             return Ok(());
         }
         if Instant::now() >= next_check {
-            crate::executor::lost::check(device, lock, context)?;
+            crate::executor::device::lost::check(device, lock, context)?;
             next_check = Instant::now() + LOST_CHECK;
         }
         std::thread::sleep(pause);

@@ -5,17 +5,15 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, PoisonError};
 
 use crate::bounded::Bounded;
-use crate::executor::gpu::Gpu;
-use crate::kernels::tuning::Tuning;
-use crate::kernels::variant::Variant;
-use crate::plan::candidates::{Choice, Class};
+use crate::plan::candidates::Class;
+use crate::plan::target::Choice;
 
 /// Classes a device keeps a choice for, made now or loaded, the least
 /// recently used dropped past it; and as many classes whose tuning failed.
 const KEPT_CHOICES: usize = 1024;
 
 /// A device's choices, by the digest of their class: those made by timing and
-/// those loaded from an earlier run's text ([`Gpu::load_autotune_choices`])
+/// those loaded from an earlier run's text ([`Gpu::load_autotune_choices`](crate::Gpu::load_autotune_choices))
 /// in one bounded map, so that what the text saves is what a compile takes;
 /// and the classes whose tuning failed, which run the static plan untimed.
 #[derive(Debug)]
@@ -40,7 +38,7 @@ impl Choices {
     /// What is decided for `class`: `Some(Some(choice))` where a choice is
     /// kept, `Some(None)` where its tuning failed (the static plan), `None`
     /// where nothing is.
-    pub(super) fn decided(&self, class: &Class) -> Option<Option<Choice>> {
+    pub(crate) fn decided(&self, class: &Class) -> Option<Option<Choice>> {
         let digest = class.digest();
         let mut kept = self.kept.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(choice) = kept.get(&digest) {
@@ -52,7 +50,7 @@ impl Choices {
     }
 
     /// Keeps `choice` for `class`, unless its tuning failed.
-    pub(super) fn keep(&self, class: Class, choice: Choice) {
+    pub(crate) fn keep(&self, class: Class, choice: Choice) {
         let digest = class.digest();
         let mut failed = self.failed.lock().unwrap_or_else(PoisonError::into_inner);
         if failed.get(&digest).is_some() {
@@ -65,7 +63,7 @@ impl Choices {
 
     /// `class`'s tuning failed: it runs the static plan untimed from now on,
     /// whatever was kept for it.
-    pub(super) fn fail(&self, class: Class) {
+    pub(crate) fn fail(&self, class: Class) {
         let digest = class.digest();
         let mut kept = self.kept.lock().unwrap_or_else(PoisonError::into_inner);
         kept.remove(&digest);
@@ -74,7 +72,7 @@ impl Choices {
         failed.insert(digest, ());
     }
 
-    pub(super) fn count_tuning(&self) {
+    pub(crate) fn count_tuning(&self) {
         self.tunings.fetch_add(1, Ordering::Relaxed);
     }
 
@@ -97,65 +95,25 @@ impl Choices {
 /// The first line of the choices' text, with its format's version.
 const HEADER: &str = "revseq autotune 2";
 
-impl Choice {
-    pub(super) fn text(self) -> String {
-        let tuning = match self.tuning {
-            Tuning::Cpu => "cpu",
-            Tuning::Gpu => "gpu",
-        };
-        let variant = self.variant.map_or("static", Variant::name);
-        format!("{tuning} {variant}")
-    }
-
-    fn parse(tuning: &str, variant: &str) -> Option<Choice> {
-        let tuning = match tuning {
-            "cpu" => Tuning::Cpu,
-            "gpu" => Tuning::Gpu,
-            _ => return None,
-        };
-        let variant = match variant {
-            "static" => None,
-            name => Some(*Variant::FAMILIES.iter().find(|v| v.name() == name)?),
-        };
-        Some(Choice { tuning, variant })
-    }
+/// What choices were made for: this build of revseq on the adapter and
+/// driver `info` names. Choices made for anything else are not taken.
+fn header(info: &wgpu::AdapterInfo) -> String {
+    format!(
+        "{HEADER}\nrevseq {}\nadapter {} ({:?}, {:?})\ndriver {} {}\n",
+        env!("CARGO_PKG_VERSION"),
+        info.name,
+        info.backend,
+        info.device_type,
+        info.driver,
+        info.driver_info
+    )
 }
 
-impl Gpu {
-    /// What the choices were made for: this build of revseq on this adapter
-    /// and driver. Choices made for anything else are not taken.
-    fn autotune_header(&self) -> String {
-        let info = self.adapter_info();
-        format!(
-            "{HEADER}\nrevseq {}\nadapter {} ({:?}, {:?})\ndriver {} {}\n",
-            env!("CARGO_PKG_VERSION"),
-            info.name,
-            info.backend,
-            info.device_type,
-            info.driver,
-            info.driver_info
-        )
-    }
-
-    /// Autotune's choices on this device, as text a later run gives
-    /// [`Gpu::load_autotune_choices`] so that it times nothing it timed
-    /// before: a header naming revseq's version, the adapter and the driver,
-    /// then a line a class of descriptor. Save it where you keep a cache:
-    ///
-    /// ```no_run
-    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
-    /// let gpu = revseq::Gpu::new()?;
-    /// let path = std::env::temp_dir().join("revseq-autotune.txt");
-    /// if let Ok(text) = std::fs::read_to_string(&path) {
-    ///     gpu.load_autotune_choices(&text);
-    /// }
-    /// // ... compile and run ...
-    /// std::fs::write(&path, gpu.autotune_choices())?;
-    /// # Ok(())
-    /// # }
-    /// ```
-    pub fn autotune_choices(&self) -> String {
-        let kept = self.choices().kept.lock();
+impl Choices {
+    /// The kept choices as text ([`Gpu::autotune_choices`](crate::Gpu::autotune_choices)),
+    /// for the adapter `info` names: the header, then a line a class.
+    pub(crate) fn text(&self, info: &wgpu::AdapterInfo) -> String {
+        let kept = self.kept.lock();
         let kept = kept.unwrap_or_else(PoisonError::into_inner);
         let mut lines: Vec<String> = kept
             .iter()
@@ -163,19 +121,15 @@ impl Gpu {
             .collect();
         drop(kept);
         lines.sort();
-        self.autotune_header() + &lines.concat()
+        header(info) + &lines.concat()
     }
 
-    /// Takes the choices in `text` ([`Gpu::autotune_choices`] of an earlier
-    /// run), so that descriptors of their classes compile without timing:
-    /// how many it took. Text made by another version of revseq, on another
-    /// adapter or driver, or not in the format is ignored whole, with a
-    /// warning logged (the `log` crate), never an error: autotune then times
-    /// again. Choices of this run win over loaded ones. A device keeps at most
-    /// 1,024 choices, made or loaded, the least recently used dropped past it.
-    pub fn load_autotune_choices(&self, text: &str) -> usize {
-        let header = self.autotune_header();
-        let Some(body) = text.strip_prefix(&header) else {
+    /// Takes the choices in `text`, made on the adapter `info` names
+    /// ([`Gpu::load_autotune_choices`](crate::Gpu::load_autotune_choices)):
+    /// how many it took; none, with a warning, from text of another build,
+    /// adapter or driver, or not in the format.
+    pub(crate) fn load(&self, info: &wgpu::AdapterInfo, text: &str) -> usize {
+        let Some(body) = text.strip_prefix(&header(info)) else {
             let reason = match text.starts_with(HEADER) {
                 true => "made by another build of revseq, adapter or driver",
                 false => "not revseq's autotune choices",
@@ -197,7 +151,7 @@ impl Gpu {
             return 0;
         };
         let count = parsed.len();
-        let kept = self.choices().kept.lock();
+        let kept = self.kept.lock();
         let kept = &mut kept.unwrap_or_else(PoisonError::into_inner);
         for (digest, choice) in parsed {
             kept.insert(digest, choice);
