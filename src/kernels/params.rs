@@ -40,7 +40,9 @@ pub(crate) struct Params {
     pub(crate) bands: Divisor,
 }
 
-/// Bytes of one `Params`.
+/// Bytes of one `Params`: what the trace build's own kernels bind (an
+/// executor sizes a uniform from the bytes a dispatch publishes).
+#[cfg(any(test, feature = "lab"))]
 pub(crate) const PARAMS_SIZE: u64 = std::mem::size_of::<Params>() as u64;
 
 #[cfg(test)]
