@@ -5,7 +5,8 @@
 //! own runs must never hold the device that long (`src/executor/device/submission.rs`).
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Instant;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
 
 use revseq::{
     reference, DataType, Gpu, ReverseSubsequences, TensorDesc, TensorRole, Tuning, Variant,
@@ -237,4 +238,56 @@ fn small_operators_on_other_threads_run_while_a_slow_one_runs() {
             output[at], expected[at]
         );
     }
+}
+
+/// Two devices of two `wgpu::Instance`s, which wgpu may number alike (a
+/// `wgpu::Device` compares by an id each instance counts from the start), have
+/// locks of their own: a thread holding one device's lock for as long as it
+/// likes keeps no call on the other waiting.
+#[test]
+fn devices_of_two_instances_never_share_a_lock() {
+    let (first, second) = (gpu_with_limits(|_| {}), gpu_with_limits(|_| {}));
+    let (held, release) = (mpsc::channel::<()>(), mpsc::channel::<()>());
+    let lock = revseq::DeviceLock::of(first.device());
+    let holder = std::thread::spawn(move || {
+        lock.hold(|| {
+            held.0.send(()).unwrap();
+            release.1.recv_timeout(Duration::from_secs(60)).ok();
+        })
+    });
+    held.1.recv().unwrap();
+    // A call on the second device that takes its lock: done while the first's is held.
+    let started = Instant::now();
+    let done = within(Duration::from_secs(20), move || {
+        revseq::DeviceLock::of(second.device()).hold(|| ());
+        second.compile(&tiny()).map(|_| ()).unwrap();
+    });
+    release.0.send(()).unwrap();
+    holder.join().unwrap();
+    assert!(
+        done,
+        "a call on another instance's device waited {:?} for this one's lock",
+        started.elapsed()
+    );
+}
+
+/// Whether `f` finishes on a thread of its own within `limit`.
+fn within(limit: Duration, f: impl FnOnce() + Send + 'static) -> bool {
+    let (sender, receiver) = mpsc::channel();
+    std::thread::spawn(move || {
+        f();
+        let _ = sender.send(());
+    });
+    receiver.recv_timeout(limit).is_ok()
+}
+
+/// A small descriptor to compile.
+fn tiny() -> ReverseSubsequences {
+    let tensor = TensorDesc::new(DataType::Float32, &[3, 17]);
+    ReverseSubsequences::new(
+        tensor.clone(),
+        TensorDesc::new(DataType::Int32, &[3, 1]),
+        tensor,
+        1,
+    )
 }

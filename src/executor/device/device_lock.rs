@@ -55,7 +55,28 @@ type SharedRef = Arc<Shared>;
 struct Shared {
     /// The device the lock is for; only compared.
     device: wgpu::Device,
+    /// Where wgpu-hal keeps the device ([`identity`]), where it can be read.
+    identity: Option<usize>,
     mutex: ReentrantMutex<()>,
+}
+
+/// The address of `device`'s wgpu-hal GL device: what tells apart devices that
+/// compare equal. A `wgpu::Device` compares by an id that each
+/// `wgpu::Instance` numbers from the start, so the first devices of two
+/// instances compare equal; sharing one lock, each would wait for the other's
+/// calls, however long (a CPU adapter runs a whole submission inside
+/// `Queue::submit`). `None` where revseq is built without GL.
+#[cfg(all(not(target_arch = "wasm32"), feature = "gles"))]
+fn identity(device: &wgpu::Device) -> Option<usize> {
+    // SAFETY: only the address is read, the guard dropped at once; nothing is
+    // destroyed or used.
+    let hal = unsafe { device.as_hal::<wgpu::hal::api::Gles>() }?;
+    Some(&*hal as *const wgpu::hal::gles::Device as usize)
+}
+
+#[cfg(all(not(target_arch = "wasm32"), not(feature = "gles")))]
+fn identity(_device: &wgpu::Device) -> Option<usize> {
+    None
 }
 
 /// The locks of devices something still holds a lock of.
@@ -78,13 +99,15 @@ impl DeviceLock {
         }
         let mut locks = LOCKS.lock().unwrap_or_else(PoisonError::into_inner);
         locks.retain(|lock| lock.strong_count() > 0);
+        let identity = identity(device);
         let found = locks
             .iter()
             .filter_map(Weak::upgrade)
-            .find(|shared| shared.device == *device);
+            .find(|shared| shared.device == *device && shared.identity == identity);
         let shared = found.unwrap_or_else(|| {
             let shared = Arc::new(Shared {
                 device: device.clone(),
+                identity,
                 mutex: ReentrantMutex::new(()),
             });
             locks.push(Arc::downgrade(&shared));
