@@ -3,6 +3,8 @@
 //! of the API.
 
 #[cfg(not(target_arch = "wasm32"))]
+pub(crate) mod access;
+#[cfg(not(target_arch = "wasm32"))]
 pub mod clock;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod trace;

@@ -220,7 +220,7 @@ pub const MARGIN: f64 = 1.05;
 /// How many times slower than the fastest candidate's untimed run another's
 /// may be and still be timed in rounds: past it no round's noise could make
 /// it the fastest, and timing it would cost more than all the others (a
-/// general-family plan can be 30 times slower than a tiled one). The first
+/// family that fits the layout badly can be many times slower). The first
 /// candidate, the static plan, is always timed.
 pub const HOPELESS: f64 = 4.0;
 

@@ -21,6 +21,8 @@ use crate::descriptor::operator::ReverseSubsequences;
 use crate::descriptor::Mode;
 use crate::executor::build::build;
 use crate::executor::compiled::CompiledReverse;
+#[cfg(not(target_arch = "wasm32"))]
+use crate::executor::device::device_lock::Held;
 use crate::executor::device::gpu::Gpu;
 #[cfg(not(target_arch = "wasm32"))]
 use crate::plan::candidates::timing_lengths;
@@ -135,10 +137,7 @@ async fn run(
 /// laboratory's family forced on the device, or on its static choice alone.
 fn static_choice(gpu: &Gpu, target: &Target) -> Choice {
     let choice = target.choice();
-    match choice.variant() {
-        Some(_) => choice,
-        None => choice.with_variant(gpu.static_variant()),
-    }
+    choice.with_variant(choice.variant().or(gpu.static_variant()))
 }
 
 /// The choice for `descriptor`'s class (`program` is its static plan, made
@@ -289,7 +288,7 @@ fn buffers(
 /// The tuning buffers: in place, no input of its own.
 #[cfg(not(target_arch = "wasm32"))]
 struct Tuned {
-    input: Option<crate::executor::device::device_lock::Held<wgpu::Buffer>>,
-    lengths: crate::executor::device::device_lock::Held<wgpu::Buffer>,
-    output: crate::executor::device::device_lock::Held<wgpu::Buffer>,
+    input: Option<Held<wgpu::Buffer>>,
+    lengths: Held<wgpu::Buffer>,
+    output: Held<wgpu::Buffer>,
 }

@@ -117,8 +117,8 @@ pub(crate) fn lane_walk_interleave(tuning: Tuning, interleave: u32, vecs: u32) -
 /// Whether the general kernels' divisions (one a dimension, for each element) take
 /// the high word of a product from one 64-bit multiply rather than from 16-bit
 /// partial products: on a GPU whose device has `SHADER_INT64`, where it is one
-/// instruction against about ten. A CPU adapter gains nothing by it
-/// (measured on lavapipe, 2026-11), and only the kernels on 64-bit words take it there.
+/// instruction against about ten. A CPU adapter's multiply gains nothing by
+/// it, and only the kernels on 64-bit words take it there.
 pub(crate) fn wide_multiply(profile: &Profile) -> bool {
     profile.tuning == Tuning::Gpu && profile.int64
 }
